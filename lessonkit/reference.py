@@ -1,0 +1,43 @@
+"""Timings recorded on real GPUs, shown (and labelled) when the learner has no GPU (lesson 02)."""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+
+@lru_cache(maxsize=1)
+def _load() -> dict[str, Any]:
+    text = resources.files("lessonkit").joinpath("data/reference_results.json").read_text("utf-8")
+    return json.loads(text)
+
+
+def single_runs() -> list[dict[str, Any]]:
+    """Recorded one-off runs of the lesson's 5000x5000 matmul, each with its source (lesson 02)."""
+    return [dict(run) for run in _load()["single_runs"]]
+
+
+def sweeps() -> list[dict[str, Any]]:
+    """Recorded matmul size sweeps on GPUs: device, sizes and median seconds (lesson 02)."""
+    return [dict(sweep) for sweep in _load()["sweeps"]]
+
+
+@lru_cache(maxsize=1)
+def _smi_samples() -> dict[str, Any]:
+    text = resources.files("lessonkit").joinpath("data/nvidia_smi_samples.json").read_text("utf-8")
+    return json.loads(text)
+
+
+def nvidia_smi_sample(key: str = "t4_colab") -> dict[str, Any]:
+    """A recorded nvidia-smi printout ('t4_colab' or 'driver_failure') with its source (lesson 01)."""
+    samples = {k: v for k, v in _smi_samples().items() if isinstance(v, dict) and "text" in v}
+    if key not in samples:
+        raise ValueError(f"key must be one of {sorted(samples)}, got {key!r}")
+    return dict(samples[key])
+
+
+def colab_t4_cuda_total_memory() -> dict[str, Any]:
+    """The total memory CUDA (and so torch) reports for Colab's T4, in bytes, with its source (lessons 01, 03)."""
+    return dict(_smi_samples()["colab_t4_torch_total_memory_bytes"])

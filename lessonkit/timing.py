@@ -1,0 +1,140 @@
+"""Timing code on a CPU or GPU honestly: warm-up, synchronize, repeats, median and spread (lesson 02)."""
+
+from __future__ import annotations
+
+import math
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from lessonkit._checks import check_number
+from lessonkit.device import as_device, synchronize
+
+# A timed sample shorter than this is dominated by timer and launch overhead, so tiny
+# operations are repeated inside one sample until it lasts at least this long.
+MIN_SAMPLE_S = 1e-3
+MAX_NUMBER = 10_000
+
+
+def format_seconds(seconds: float) -> str:
+    """Write a duration with a readable unit: '1.97 s', '88.0 ms', '12.5 µs' (lesson 02)."""
+    s = check_number("seconds", seconds)
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
+        if s >= scale:
+            return f"{s / scale:.3g} {unit}" if s / scale < 100 else f"{s / scale:.0f} {unit}"
+    return f"{s / 1e-9:.3g} ns"
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """Timed runs of one operation: `samples` in seconds per call plus the cold `first_call` (lesson 02)."""
+
+    samples: tuple[float, ...]
+    first_call: float
+    device: str
+    number: int = 1
+    label: str = ""
+
+    @property
+    def median(self) -> float:
+        """Median seconds per call: robust to the odd slow run (lesson 02)."""
+        return statistics.median(self.samples)
+
+    @property
+    def iqr(self) -> float:
+        """Interquartile range in seconds: the spread of the middle half of the runs (lesson 02)."""
+        if len(self.samples) < 2:
+            return 0.0
+        q1, _, q3 = statistics.quantiles(self.samples, n=4, method="inclusive")
+        return q3 - q1
+
+    @property
+    def min(self) -> float:
+        """Fastest run in seconds (lesson 02)."""
+        return min(self.samples)
+
+    def __str__(self) -> str:
+        name = f"{self.label}: " if self.label else ""
+        return (
+            f"{name}median {format_seconds(self.median)} (IQR {format_seconds(self.iqr)}) "
+            f"over {len(self.samples)} runs on {self.device}; "
+            f"first call {format_seconds(self.first_call)}"
+        )
+
+
+def _timed_once(fn: Callable[[], Any], device: torch.device, number: int = 1) -> float:
+    synchronize(device)
+    start = time.perf_counter()
+    for _ in range(number):
+        fn()
+    synchronize(device)
+    return (time.perf_counter() - start) / number
+
+
+def benchmark(
+    fn: Callable[[], Any],
+    *,
+    device: torch.device | str | None = None,
+    warmup: int = 3,
+    repeats: int = 10,
+    number: int | None = None,
+    label: str = "",
+) -> Measurement:
+    """Time `fn()` properly: cold first call, `warmup` untimed runs, then `repeats` synchronized samples (lesson 02)."""
+    if not callable(fn):
+        raise TypeError(f"fn must be a callable taking no arguments, got {type(fn).__name__} {fn!r}")
+    dev = as_device(device)
+    warmup = check_number("warmup", warmup, integer=True)
+    repeats = check_number("repeats", repeats, integer=True, positive=True)
+    if number is not None:
+        number = check_number("number", number, integer=True, positive=True)
+    if not isinstance(label, str):
+        raise TypeError(f"label must be a string, got {type(label).__name__} {label!r}")
+
+    first_call = _timed_once(fn, dev)
+    estimate = first_call
+    for _ in range(warmup):
+        estimate = _timed_once(fn, dev)
+    if number is None:
+        number = min(MAX_NUMBER, max(1, math.ceil(MIN_SAMPLE_S / max(estimate, 1e-9))))
+    samples = tuple(_timed_once(fn, dev, number) for _ in range(repeats))
+    return Measurement(samples, first_call, str(dev), number, label)
+
+
+def naive_time(fn: Callable[[], Any]) -> float:
+    """Deliberately naive: one cold call timed with time.time() and no synchronize (lesson 02 shows why not)."""
+    if not callable(fn):
+        raise TypeError(f"fn must be a callable taking no arguments, got {type(fn).__name__} {fn!r}")
+    start = time.time()
+    fn()
+    return time.time() - start
+
+
+def matmul_flops(n: int, m: int | None = None, k: int | None = None) -> int:
+    """Floating-point operations of an (n x k) @ (k x m) matmul: 2*n*m*k; square when m, k omitted (lesson 02)."""
+    n = check_number("n", n, integer=True, positive=True)
+    m = n if m is None else check_number("m", m, integer=True, positive=True)
+    k = n if k is None else check_number("k", k, integer=True, positive=True)
+    return 2 * n * m * k
+
+
+def tflops(flops: float, seconds: float) -> float:
+    """Achieved throughput in TFLOP/s (10^12 floating-point operations per second) (lesson 02)."""
+    f = check_number("flops", flops)
+    s = check_number("seconds", seconds, positive=True)
+    return f / s / 1e12
+
+
+def speedup(slow: Measurement | float, fast: Measurement | float) -> float:
+    """How many times faster `fast` is than `slow`, from medians or plain seconds (lesson 02)."""
+
+    def seconds(name: str, value: Measurement | float) -> float:
+        if isinstance(value, Measurement):
+            return value.median
+        return check_number(name, value, positive=True)
+
+    return seconds("slow", slow) / seconds("fast", fast)

@@ -1,0 +1,64 @@
+"""Shared fixtures: fake nvidia-smi executables on PATH, and a CUDA-free, MPS-free machine by default."""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+
+import lessonkit.device as device
+
+REAL_DRIVER_FAILURE = (
+    "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. "
+    "Make sure that the latest NVIDIA driver is installed and running."
+)
+
+
+@pytest.fixture
+def fake_smi(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Put a fake `nvidia-smi` (a shell script) first on PATH; returns a function that writes it."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    args_file = tmp_path / "args.txt"
+    monkeypatch.setenv("PATH", str(bin_dir) + os.pathsep + "/usr/bin" + os.pathsep + "/bin")
+
+    def write(stdout: str = "", exit_status: int = 0, sleep: float = 0.0) -> Path:
+        script = bin_dir / "nvidia-smi"
+        body = "\n".join(
+            [
+                "#!/bin/sh",
+                f'printf "%s\\n" "$@" > "{args_file}"',
+                f"sleep {sleep}" if sleep else "",
+                f"cat <<'OUT'\n{stdout}\nOUT" if stdout else "",
+                f"exit {exit_status}",
+            ]
+        )
+        script.write_text(body + "\n")
+        script.chmod(script.stat().st_mode | stat.S_IEXEC)
+        return args_file
+
+    return write
+
+
+@pytest.fixture
+def no_smi(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A PATH on which no nvidia-smi can be found."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+
+
+@pytest.fixture
+def cpu_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Neither CUDA nor MPS, whatever this machine has."""
+    monkeypatch.setattr(device, "_cuda_available", lambda: False)
+    monkeypatch.setattr(device, "_mps_available", lambda: False)
+
+
+@pytest.fixture
+def not_colab(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delitem(sys.modules, "google.colab", raising=False)
+    monkeypatch.delenv("COLAB_RELEASE_TAG", raising=False)

@@ -1,0 +1,112 @@
+"""Every lesson notebook follows the course template, and its badge and install line are its own.
+
+(Executing the notebooks and comparing their outputs is nbval's job: `make test`.)
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from lessonkit.course import colab_badge, colab_install_command, colab_url
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+import sync_badges  # noqa: E402
+
+LESSONS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+COLAB_LINK = re.compile(r"https://colab\.research\.google\.com/github/[^)\s]+")
+REQUIRED_HEADINGS = (
+    "## What you'll learn",
+    "## What you'll need",
+    "## Check yourself",
+    "## Key terms",
+    "## Next",
+)
+
+
+def read(path: Path) -> nbformat.NotebookNode:
+    return nbformat.read(path, as_version=4)
+
+
+def markdown(nb: nbformat.NotebookNode) -> str:
+    return "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+
+
+def test_lessons_are_numbered_from_01_without_gaps():
+    assert [p.name[:2] for p in LESSONS] == [f"{i:02d}" for i in range(1, len(LESSONS) + 1)]
+    assert len(LESSONS) >= 3
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name)
+def test_title_and_badge_point_at_this_notebook(path):
+    first = read(path).cells[0]
+    assert first.cell_type == "markdown"
+    assert re.match(rf"# {path.name[:2]} · \S", first.source)
+    assert colab_badge(path.name) in first.source
+    assert COLAB_LINK.findall(first.source) == [colab_url(path.name)]
+    assert colab_url(path.name).endswith(f"/notebooks/{path.name}")
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name)
+def test_setup_cell_installs_lessonkit_only_in_colab(path):
+    setup = next(c for c in read(path).cells if c.cell_type == "code")
+    assert 'if "google.colab" in sys.modules:' in setup.source
+    install = [line.strip() for line in setup.source.splitlines() if "%pip" in line]
+    assert install == [f"%{colab_install_command()}"]
+    assert not setup.outputs, "the setup cell prints nothing outside Colab"
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name)
+def test_colab_metadata_asks_for_a_t4(path):
+    meta = read(path).metadata
+    assert meta["accelerator"] == "GPU" and meta["colab"]["gpuType"] == "T4"
+    assert meta["kernelspec"]["name"] == "python3"
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name)
+def test_lesson_has_the_template_sections(path):
+    text = markdown(read(path))
+    for heading in REQUIRED_HEADINGS:
+        assert re.search(rf"^{re.escape(heading)}", text, re.MULTILINE), f"missing '{heading}'"
+    assert "## Step 1" in text
+
+
+@pytest.mark.parametrize("index", range(len(LESSONS)), ids=lambda i: LESSONS[i].name)
+def test_next_links_to_the_following_lesson(index):
+    last = read(LESSONS[index]).cells[-1]
+    assert last.cell_type == "markdown" and last.source.startswith("## Next")
+    target = LESSONS[index + 1].name if index + 1 < len(LESSONS) else "../README.md"
+    assert f"]({target})" in last.source
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name)
+def test_outputs_are_committed_for_nbval(path):
+    code = [c for c in read(path).cells if c.cell_type == "code"][1:]
+    assert code and all(c.execution_count is not None for c in code), "run `make refresh`"
+    with_output = [c for c in code if c.outputs]
+    assert len(with_output) >= len(code) // 2
+    compared = [c for c in with_output if not c.source.startswith("# NBVAL_IGNORE_OUTPUT")]
+    assert len(compared) >= len(with_output) // 2, "most outputs should be compared, not ignored"
+    for cell in code:
+        for out in cell.outputs:
+            assert out.output_type != "error", f"stored error in: {cell.source[:60]}"
+            assert out.get("name") != "stderr", f"stderr output in: {cell.source[:60]}"
+
+
+def test_readme_lists_every_lesson_with_its_badge():
+    readme = (ROOT / "README.md").read_text("utf-8")
+    assert sync_badges.lesson_table() in readme, "run `make badges`"
+    for path in LESSONS:
+        assert colab_badge(path.name) in readme
+
+
+def test_badge_sync_has_nothing_left_to_change(tmp_path, monkeypatch):
+    for path in LESSONS:
+        copy = tmp_path / path.name
+        copy.write_bytes(path.read_bytes())
+        assert sync_badges.sync_notebook(copy) is False, f"{path.name}: run `make badges`"

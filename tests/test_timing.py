@@ -1,0 +1,139 @@
+"""lessonkit.timing: honest benchmarks, the naive timer, FLOP arithmetic (lesson 02)."""
+
+from __future__ import annotations
+
+import math
+import time
+
+import pytest
+
+import lessonkit.timing as timing
+from lessonkit.timing import (
+    Measurement,
+    benchmark,
+    format_seconds,
+    matmul_flops,
+    naive_time,
+    speedup,
+    tflops,
+)
+
+
+def test_benchmark_runs_first_call_warmup_and_repeats(cpu_only):
+    calls = []
+    m = benchmark(lambda: calls.append(1), warmup=2, repeats=5, number=3, label="append")
+    assert len(calls) == 1 + 2 + 5 * 3
+    assert len(m.samples) == 5 and m.number == 3 and m.label == "append" and m.device == "cpu"
+    assert m.first_call > 0 and min(m.samples) <= m.median <= max(m.samples)
+
+
+def test_benchmark_synchronizes_around_every_timed_run(monkeypatch):
+    events = []
+    monkeypatch.setattr(timing, "synchronize", lambda dev: events.append(("sync", str(dev))))
+    benchmark(lambda: events.append(("run", "")), device="cpu", warmup=1, repeats=2, number=1)
+    # first call, one warm-up, two samples: each is sync, run, sync
+    assert events == [("sync", "cpu"), ("run", ""), ("sync", "cpu")] * 4
+
+
+def test_benchmark_measures_the_work(cpu_only):
+    m = benchmark(lambda: time.sleep(0.004), warmup=1, repeats=3)
+    assert m.number == 1  # long enough that one call is one sample
+    assert 0.004 <= m.median < 0.1
+
+
+def test_benchmark_repeats_tiny_ops_inside_one_sample(cpu_only):
+    m = benchmark(lambda: None, warmup=1, repeats=3)
+    assert m.number > 1
+    assert m.median * m.number < 0.05
+
+
+def test_benchmark_uses_perf_counter(monkeypatch, cpu_only):
+    ticks = iter(range(0, 1000, 2))
+    monkeypatch.setattr(timing.time, "perf_counter", lambda: next(ticks))
+    m = benchmark(lambda: None, warmup=0, repeats=3, number=1)
+    assert m.samples == (2, 2, 2) and m.first_call == 2
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, words",
+    [
+        ({"fn": 42}, TypeError, "fn must be a callable"),
+        ({"repeats": 0}, ValueError, "repeats must be greater than 0"),
+        ({"repeats": 2.5}, TypeError, "repeats must be an integer"),
+        ({"warmup": -1}, ValueError, "warmup must be 0 or more"),
+        ({"warmup": "3"}, TypeError, "warmup must be an integer"),
+        ({"number": 0}, ValueError, "number must be greater than 0"),
+        ({"device": "tpu"}, ValueError, "device must be"),
+        ({"label": 3}, TypeError, "label must be a string"),
+    ],
+)
+def test_benchmark_rejects_bad_arguments(kwargs, error, words):
+    fn = kwargs.pop("fn", lambda: None)
+    with pytest.raises(error, match=words):
+        benchmark(fn, **kwargs)
+
+
+def test_measurement_statistics():
+    m = Measurement(samples=(5.0, 1.0, 3.0, 2.0, 4.0), first_call=9.0, device="cpu")
+    assert m.median == 3.0 and m.min == 1.0
+    assert m.iqr == pytest.approx(2.0)  # quartiles 2 and 4
+    assert Measurement((1.0,), 1.0, "cpu").iqr == 0.0
+    text = str(Measurement((0.0021, 0.0020, 0.0022), 0.5, "cuda", label="matmul"))
+    assert text.startswith("matmul: median 2.1 ms") and "3 runs on cuda" in text and "first call 500 ms" in text
+
+
+def test_naive_time_measures_one_call():
+    assert naive_time(lambda: time.sleep(0.01)) >= 0.009
+    with pytest.raises(TypeError, match="fn must be a callable"):
+        naive_time("not a function")
+
+
+def test_matmul_flops():
+    assert matmul_flops(5000) == 250_000_000_000
+    assert matmul_flops(2, 3, 4) == 48
+    assert matmul_flops(4, k=1) == 32
+
+
+@pytest.mark.parametrize("bad", [0, -3])
+def test_matmul_flops_rejects_non_positive(bad):
+    with pytest.raises(ValueError, match="n must be greater than 0"):
+        matmul_flops(bad)
+
+
+@pytest.mark.parametrize("bad", [2.5, "5000", True, None, math.nan])
+def test_matmul_flops_rejects_non_integers(bad):
+    with pytest.raises(TypeError, match="n must be an integer"):
+        matmul_flops(bad)
+
+
+def test_tflops():
+    assert tflops(2e12, 2.0) == 1.0
+    assert tflops(matmul_flops(5000), 0.088) == pytest.approx(2.84, abs=0.01)
+    with pytest.raises(ValueError, match="seconds must be greater than 0"):
+        tflops(1e12, 0)
+    with pytest.raises(ValueError, match="flops must be a finite number"):
+        tflops(math.inf, 1)
+
+
+def test_speedup():
+    assert speedup(1.97, 0.088) == pytest.approx(22.4, abs=0.05)
+    slow = Measurement((2.0, 2.0, 2.0), 2.0, "cpu")
+    fast = Measurement((0.5, 0.5, 0.5), 1.0, "cuda")
+    assert speedup(slow, fast) == 4.0
+    with pytest.raises(ValueError, match="fast must be greater than 0"):
+        speedup(1.0, 0.0)
+    with pytest.raises(TypeError, match="slow must be a number"):
+        speedup("1 s", 1.0)
+
+
+@pytest.mark.parametrize(
+    "seconds, text",
+    [(1.97, "1.97 s"), (0.088, "88 ms"), (12.5e-6, "12.5 µs"), (5e-9, "5 ns"), (150.0, "150 s"), (0, "0 ns")],
+)
+def test_format_seconds(seconds, text):
+    assert format_seconds(seconds) == text
+
+
+def test_format_seconds_rejects_negative():
+    with pytest.raises(ValueError, match="seconds must be 0 or more"):
+        format_seconds(-1)
