@@ -46,3 +46,7 @@ badges: $(STAMP)  ## rewrite Colab badges and install lines from lessonkit/cours
 
 clean:  ## remove .venv and build leftovers
 	rm -rf $(VENV) dist build *.egg-info
+
+.PHONY: glossary
+glossary: $(STAMP)  ## rewrite the README's glossary table from lessonkit/data/glossary.json
+	$(BIN)/python tools/render_glossary.py

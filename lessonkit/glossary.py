@@ -1,0 +1,156 @@
+"""The course glossary in English, Simplified and Traditional Chinese, and its tables (Key terms in every lesson).
+
+The terms live in `lessonkit/data/glossary.json`. `glossary_table(["vram", "fp16"])` shows some of
+them as a table in JupyterLab and Colab and as readable text anywhere else; `to_markdown()` gives
+the README's version.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import textwrap
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from types import MappingProxyType
+
+from lessonkit._checks import check_choice
+
+LANGUAGES = ("en", "zh_hans", "zh_hant")
+LANGUAGE_NAMES = MappingProxyType({"en": "English", "zh_hans": "简体中文", "zh_hant": "繁體中文"})
+MEANING_HEADINGS = MappingProxyType({"en": "What it means", "zh_hans": "含义", "zh_hant": "含義"})
+SEED_MARK = "†"
+SEED_NOTE = (
+    f"{SEED_MARK} The Chinese term as written in the Chinese articles this course was built from "
+    "(a learner's Traditional Chinese walkthrough of the lesson, the Simplified Chinese lesson itself, "
+    "and two background articles)."
+)
+
+
+@dataclass(frozen=True)
+class Term:
+    """One glossary entry: names in three languages, what people say, a meaning per language (all lessons)."""
+
+    key: str
+    en: str
+    zh_hans: str
+    zh_hant: str
+    people_say: str
+    meaning: Mapping[str, str]
+    seeds: Mapping[str, tuple[str, ...]]
+
+    def name(self, lang: str) -> str:
+        """The term in `lang` ('en', 'zh_hans' or 'zh_hant'), marked † when a source article uses it (all lessons)."""
+        check_choice("lang", lang, LANGUAGES)
+        text = getattr(self, lang)
+        return f"{text} {SEED_MARK}" if self.seeds.get(lang) else text
+
+
+@lru_cache(maxsize=1)
+def terms() -> tuple[Term, ...]:
+    """Every glossary term, in the order of the data file (all lessons)."""
+    text = resources.files("lessonkit").joinpath("data/glossary.json").read_text("utf-8")
+    return tuple(
+        Term(
+            key=e["key"],
+            en=e["en"],
+            zh_hans=e["zh_hans"],
+            zh_hant=e["zh_hant"],
+            people_say=e["people_say"],
+            meaning=MappingProxyType(dict(e["meaning"])),
+            seeds=MappingProxyType({lang: tuple(files) for lang, files in e.get("seeds", {}).items()}),
+        )
+        for e in json.loads(text)["terms"]
+    )
+
+
+def find_term(name: str) -> Term:
+    """Look a term up by key ('kv_cache') or by its name in any language ('KV cache', '显存') (all lessons)."""
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a string such as 'vram' or 'VRAM', got {type(name).__name__} {name!r}")
+    wanted = name.strip().casefold()
+    for term in terms():
+        if wanted in (n.casefold() for n in (term.key, term.en, term.zh_hans, term.zh_hant)):
+            return term
+    keys = ", ".join(t.key for t in terms())
+    raise ValueError(f"name {name!r} is not in the glossary; known keys: {keys}")
+
+
+def _md_cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def _html_cell(text: str) -> str:
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(text))
+
+
+@dataclass(frozen=True)
+class GlossaryTable:
+    """Glossary terms as a table: HTML in Jupyter and Colab, text elsewhere, markdown for the README (all lessons)."""
+
+    terms: tuple[Term, ...]
+    lang: str = "en"
+
+    def _headings(self) -> tuple[str, ...]:
+        return (
+            "Term",
+            LANGUAGE_NAMES["zh_hans"],
+            LANGUAGE_NAMES["zh_hant"],
+            "What people say",
+            MEANING_HEADINGS[self.lang],
+        )
+
+    def _row(self, term: Term) -> tuple[str, ...]:
+        return (
+            term.name("en"),
+            term.name("zh_hans"),
+            term.name("zh_hant"),
+            f'"{term.people_say}"',
+            term.meaning[self.lang],
+        )
+
+    def _seeded(self) -> bool:
+        return any(any(t.seeds.get(lang) for lang in LANGUAGES) for t in self.terms)
+
+    def to_markdown(self) -> str:
+        """The table as GitHub markdown, with the † note under it when a term carries the mark (README)."""
+        lines = ["| " + " | ".join(self._headings()) + " |", "|" + "---|" * len(self._headings())]
+        lines += ["| " + " | ".join(_md_cell(c) for c in self._row(t)) + " |" for t in self.terms]
+        if self._seeded():
+            lines += ["", SEED_NOTE]
+        return "\n".join(lines) + "\n"
+
+    def __str__(self) -> str:
+        blocks = []
+        for term in self.terms:
+            en, hans, hant, say, meaning = self._row(term)
+            body = textwrap.fill(meaning, 96, initial_indent="    ", subsequent_indent="    ")
+            blocks.append(f"{en} · {hans} · {hant}\n    people say: {say}\n{body}")
+        if self._seeded():
+            blocks.append(textwrap.fill(SEED_NOTE, 100))
+        return "\n".join(blocks)
+
+    def _repr_pretty_(self, printer, cycle: bool) -> None:  # IPython's plain-text display
+        printer.text(str(self))
+
+    def _repr_html_(self) -> str:
+        left = "style='text-align:left;vertical-align:top'"
+        head = "".join(f"<th {left}>{html.escape(h)}</th>" for h in self._headings())
+        rows = "".join(
+            "<tr>" + "".join(f"<td {left}>{_html_cell(c)}</td>" for c in self._row(t)) + "</tr>" for t in self.terms
+        )
+        note = f"<p><small>{html.escape(SEED_NOTE)}</small></p>" if self._seeded() else ""
+        return f"<table><tr>{head}</tr>{rows}</table>{note}"
+
+
+def glossary_table(keys: Iterable[str] | None = None, *, lang: str = "en") -> GlossaryTable:
+    """A table of the terms named by `keys` (default: all), meanings in 'en', 'zh_hans' or 'zh_hant' (all lessons)."""
+    check_choice("lang", lang, LANGUAGES)
+    if keys is None:
+        return GlossaryTable(terms(), lang)
+    if isinstance(keys, str):
+        raise TypeError(f"keys must be a list of term keys such as ['vram', 'fp16'], got str {keys!r}")
+    return GlossaryTable(tuple(find_term(k) for k in keys), lang)

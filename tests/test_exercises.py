@@ -1,0 +1,469 @@
+"""lessonkit.exercises and lessonkit.checking: every exercise's solution passes, every anticipated mistake is
+named, unattempted answers say so, and no answer ever raises at the learner (lesson 04, Check yourself in 01-03)."""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pytest
+import torch
+from IPython.lib.pretty import pretty
+
+import lessonkit.exercises as exercises
+from lessonkit.checking import (
+    CORRECT,
+    INCORRECT,
+    NOT_ATTEMPTED,
+    UNREADABLE,
+    ChoiceExercise,
+    NumberExercise,
+    Result,
+    Unreadable,
+    read_billions,
+    read_choice,
+    read_memory,
+    read_number,
+    read_ratio,
+)
+from lessonkit.device import DeviceInfo
+from lessonkit.exercises import EXERCISES, exercises_for, reset, scoreboard
+
+ROOT = Path(__file__).resolve().parent.parent
+ALL = list(EXERCISES.values())
+NUMBERS = [ex for ex in ALL if isinstance(ex, NumberExercise)]
+CHOICES = [ex for ex in ALL if isinstance(ex, ChoiceExercise)]
+MALFORMED = [
+    object(), [1, 2], {"a": 1}, True, float("nan"), math.inf, "banana", b"16", torch.ones(3), 3 + 4j,
+    10**400, "1e400", np.array([16.1]), "16.1.2", ["T4", None], {"fp16": 10**400, "int8": 1, "int4": 1},
+]  # fmt: skip
+T4_CUDA_TOTAL = 15835660288  # what CUDA reports on a Colab T4 (lessonkit.reference)
+GIB = 2**30
+
+
+def stated(value: float, text: str) -> bool:
+    """True when `text` contains `value` to 3 significant digits as a number of its own."""
+    return re.search(rf"(?<![\d.]){re.escape(f'{value:.3g}')}(?![\d])", text) is not None
+
+
+@pytest.fixture(autouse=True)
+def fresh_scoreboard():
+    reset()
+    yield
+    reset()
+
+
+@pytest.fixture
+def cpu_machine(cpu_only, monkeypatch):
+    """No GPU, and a known 16 GiB of RAM, whatever this machine has."""
+    monkeypatch.setattr(exercises, "_ram_here", lambda: 16 * GIB)
+
+
+def fake_gpu(monkeypatch, kind="cuda", name="Tesla T4", total=T4_CUDA_TOTAL, cpu_seconds=0.05, tf32=False):
+    """Pretend the machine has a GPU: pick_device, describe_device and the CPU timing are replaced."""
+    info = DeviceInfo(kind, name, total, total, (7, 5), "12.8", "535.104.05", torch.__version__)
+    monkeypatch.setattr(exercises, "pick_device", lambda: torch.device(kind))
+    monkeypatch.setattr(exercises, "describe_device", lambda device=None: info)
+    monkeypatch.setattr(exercises, "_cpu_matmul_seconds", lambda: cpu_seconds)
+    monkeypatch.setattr(exercises, "_tf32_allowed", lambda: tf32)
+
+
+# --- every exercise ---------------------------------------------------------------------------
+
+
+def test_ids_are_unique_and_start_with_their_lesson():
+    assert len(EXERCISES) == len(ALL)
+    for ident, ex in EXERCISES.items():
+        assert ex.id == ident and ident.startswith(f"{ex.lesson}-")
+    for lesson in ("01", "02", "03"):
+        assert 1 <= len(exercises_for(lesson)) <= 2  # the Check yourself sections ask one or two
+    lesson_04 = [ex for ex in exercises_for("04") if ex.id != "04-demo-kib"]
+    assert len(lesson_04) >= 3 + 5  # the lesson's three exercises and at least five more
+
+
+@pytest.mark.parametrize("ex", ALL, ids=lambda ex: ex.id)
+def test_own_solution_passes(ex, cpu_machine):
+    solution = ex.solution()
+    result = ex.check(solution.answer)
+    assert result.status == CORRECT, result.message
+    assert result.correct and result.attempted
+    assert solution.code.strip() and solution.explanation
+
+
+@pytest.mark.parametrize("ex", ALL, ids=lambda ex: ex.id)
+@pytest.mark.parametrize("answer", [..., None, "", "   "], ids=["ellipsis", "none", "empty", "blank"])
+def test_unattempted_answer_is_reported_as_such(ex, answer):
+    result = ex.check(answer)
+    assert result.status == NOT_ATTEMPTED and not result.attempted and not result.correct
+    assert "answer = ..." in result.message
+
+
+@pytest.mark.parametrize("ex", ALL, ids=lambda ex: ex.id)
+@pytest.mark.parametrize("answer", MALFORMED, ids=lambda a: type(a).__name__ + repr(a)[:12])
+def test_malformed_answers_get_a_friendly_message(ex, answer, cpu_machine):
+    result = ex.check(answer)  # never raises
+    assert result.status in (UNREADABLE, INCORRECT), result
+    assert not result.correct
+    assert len(result.message) > 20 and "Traceback" not in result.message
+    str(result), result._repr_html_()
+
+
+@pytest.mark.parametrize("ex", NUMBERS, ids=lambda ex: ex.id)
+def test_a_string_for_a_number_names_what_was_expected(ex, cpu_machine):
+    result = ex.check("sixteen")
+    assert result.status == UNREADABLE
+    assert re.search(r"I expected (a number|a speed-up)", result.message)
+
+
+@pytest.mark.parametrize("ex", NUMBERS, ids=lambda ex: ex.id)
+def test_every_trap_of_a_number_exercise_gives_its_own_message(ex, cpu_machine):
+    target = ex.target()
+    assert target.traps, "a numeric exercise anticipates at least one mistake"
+    for trap in target.traps:
+        result = ex.check(trap.value)
+        assert result.status == INCORRECT, (trap, result)
+        assert trap.message in result.message
+
+
+@pytest.mark.parametrize("ex", NUMBERS, ids=lambda ex: ex.id)
+def test_a_far_miss_says_which_way_without_giving_the_answer(ex, cpu_machine):
+    right = ex.target().value
+    high, low = ex.check(right * 7.3), ex.check(right / 7.3)
+    assert high.status == low.status == INCORRECT
+    assert "too high" in high.message and "too low" in low.message
+    for result in (high, low):
+        assert not stated(right, result.message) and ".hint()" in result.message
+
+
+@pytest.mark.parametrize("ex", CHOICES, ids=lambda ex: ex.id)
+def test_every_wrong_choice_explains_itself(ex):
+    for letter, feedback in ex.feedback.items():
+        result = ex.check(letter.lower())
+        assert result.status == INCORRECT and feedback in result.message
+    assert ex.check(f" ({ex.right.lower()}) ").correct
+    assert ex.check(f"{ex.right}) {ex.options[ex.right]}").correct
+    assert ex.check("E").status == UNREADABLE and "'A', 'B', 'C', 'D'" in ex.check("E").message
+    assert ex.check(2).status == UNREADABLE
+
+
+# --- the mistakes the issue names -------------------------------------------------------------
+
+
+def test_dividing_mib_by_1e9_is_named():
+    for ident, mib in (("01-t4-gb", 15360), ("04-mib-to-gb", 81920)):
+        result = EXERCISES[ident].check(mib / 1e9)
+        assert result.status == INCORRECT and "divides the MiB figure by 10**9" in result.message
+
+
+def test_forgetting_that_fp16_is_two_bytes_is_named(cpu_machine):
+    t4_bytes = 15360 * 2**20
+    result = EXERCISES["04-your-vram"].check(t4_bytes / 1e9)  # bytes ÷ 1e9, no ÷ 2
+    assert "each fp16 parameter takes 2 bytes" in result.message
+    result = EXERCISES["04-your-vram"].check(t4_bytes / 4 / 1e9)
+    assert "4 bytes per parameter, which is fp32" in result.message
+    result = EXERCISES["04-weights"].check({"fp16": 14, "int8": 14, "int4": 7})
+    assert result.status == INCORRECT and "fp16: that uses 1 byte per parameter; fp16 takes 2" in result.message
+
+
+def test_timing_without_synchronize_is_named(monkeypatch):
+    fake_gpu(monkeypatch, cpu_seconds=0.05)
+    # 0.05 s on the CPU and a 20 µs "GPU time" (only the launch): a 2500x speed-up
+    result = EXERCISES["04-speedup"].check(2500)
+    assert result.status == INCORRECT
+    assert "synchronize()" in result.message and "H100" in result.message
+
+
+def test_no_warmup_and_inverted_speedups_are_named(cpu_machine):
+    ex = EXERCISES["04-no-warmup"]
+    assert "the warm speed-up" in ex.check(22.4).message
+    assert "GPU time ÷ CPU time" in ex.check(0.107).message
+    assert ex.check("9.4x").correct and ex.check("9.38×").correct and ex.check(" 9.4 times ").correct
+
+
+# --- machine-dependent checks -----------------------------------------------------------------
+
+
+def test_speedup_on_a_cpu_only_machine_explains_the_recorded_route(cpu_machine):
+    ex = EXERCISES["04-speedup"]
+    right = ex.check(22.4)
+    assert right.correct and "No GPU was found here" in right.message and "single_runs()" in right.message
+    assert "compared the CPU with itself" in ex.check(1.02).message
+    assert "first, cold GPU run" in ex.check(9.4).message
+    assert ex.check(-3).status == INCORRECT and "above 0" in ex.check(-3).message
+
+
+def test_speedup_on_a_gpu_is_judged_for_plausibility(monkeypatch):
+    fake_gpu(monkeypatch, cpu_seconds=0.05)
+    ex = EXERCISES["04-speedup"]
+    good = ex.check(25)  # implies 8.6 TFLOP/s: a plausible fp32 matmul on a GPU
+    assert good.correct and "Tesla T4" in good.message and "plausible" in good.message
+    slow = ex.check(0.4)  # the GPU "lost" on a 2048 x 2048 matmul
+    assert slow.status == INCORRECT
+    assert "cold first call" in slow.message and "CPU time ÷ GPU time" in slow.message
+
+
+def test_tf32_raises_the_plausibility_limit(monkeypatch):
+    fake_gpu(monkeypatch, name="NVIDIA H100 80GB HBM3", cpu_seconds=0.05, tf32=False)
+    assert not EXERCISES["04-speedup"].check(2000).correct  # 687 TFLOP/s: impossible in plain fp32
+    fake_gpu(monkeypatch, name="NVIDIA H100 80GB HBM3", cpu_seconds=0.05, tf32=True)
+    assert EXERCISES["04-speedup"].check(2000).correct  # possible with TF32 Tensor Cores
+
+
+def test_speedup_below_one_on_a_mac_is_accepted_with_a_warning(monkeypatch):
+    fake_gpu(monkeypatch, kind="mps", name="Apple silicon GPU via Metal (arm64)", cpu_seconds=0.02)
+    result = EXERCISES["04-speedup"].check(0.8)
+    assert result.correct and "below 1" in result.message
+
+
+def test_speedup_solution_is_measured_on_a_gpu(monkeypatch):
+    fake_gpu(monkeypatch, cpu_seconds=0.05)
+    monkeypatch.setattr(exercises, "_gpu_matmul_seconds", lambda device: 0.002)
+    ex = EXERCISES["04-speedup"]
+    assert ex.solution().answer == 25.0
+    assert ex.check(ex.solution().answer).correct
+    assert "Measure both sides" in ex.solution().explanation
+
+
+def test_your_vram_uses_the_learners_gpu(monkeypatch):
+    fake_gpu(monkeypatch, total=T4_CUDA_TOTAL)
+    ex = EXERCISES["04-your-vram"]
+    right = ex.check(T4_CUDA_TOTAL / 2e9)
+    assert right.correct and "this machine's Tesla T4" in right.message
+    # starting from nvidia-smi's 15360 MiB instead of CUDA's total is close enough
+    assert ex.check(15360 * 2**20 / 2e9).correct
+    assert "7.92 billion" in ex.solution().explanation
+
+
+def test_your_vram_on_an_h100(monkeypatch):
+    fake_gpu(monkeypatch, name="NVIDIA H100 80GB HBM3", total=85_029_158_912)
+    ex = EXERCISES["04-your-vram"]
+    assert ex.check(42.5).correct
+    assert not ex.check(8.05).correct  # the T4 fallback figure is wrong on an H100
+
+
+def test_your_vram_falls_back_to_a_t4_and_says_so(cpu_machine):
+    ex = EXERCISES["04-your-vram"]
+    result = ex.check(8.05)
+    assert result.correct and "Colab T4's 15360 MiB" in result.message and "no GPU was found" in result.message
+    assert "'15 GB'" in ex.check(7.5).message
+    assert "half of this computer's RAM" in ex.check(16 * GIB / 2e9).message
+
+
+def test_your_vram_on_a_mac_that_cannot_report_memory(monkeypatch):
+    fake_gpu(monkeypatch, kind="mps", total=None)
+    result = EXERCISES["04-your-vram"].check(8.05)
+    assert result.correct and "cannot report the Mac GPU's memory" in result.message
+
+
+# --- friendly parsing -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "answer", [16.1, "16.1", "16.1 GB", " 16.1GB ", "16.1 gb", np.float32(16.1), torch.tensor(16.1)]
+)
+def test_numbers_in_many_forms_are_accepted(answer):
+    assert EXERCISES["01-t4-gb"].check(answer).correct
+
+
+def test_a_wrong_unit_is_explained_not_accepted():
+    result = EXERCISES["01-t4-gb"].check("15 GiB")
+    assert result.status == INCORRECT
+    assert (
+        "you answered in GiB, but the question asks for GB" in result.message and "1 GiB = 1.07374 GB" in result.message
+    )
+    result = EXERCISES["04-smi-memory"].check("16.1 GB")
+    assert "the question asks for GiB" in result.message
+
+
+@pytest.mark.parametrize("answer", ["8.05B", "8.05 billion", 8.05e9, "8,053,063,680", "8.05 bn"])
+def test_parameter_counts_in_many_forms(answer, cpu_machine):
+    result = EXERCISES["04-your-vram"].check(answer)
+    assert result.correct, result
+    if not isinstance(answer, str) or "," in answer:
+        assert "I read" in result.message and "billion" in result.message
+
+
+def test_decimal_comma_is_explained():
+    result = EXERCISES["01-t4-gb"].check("16,1")
+    assert result.status == UNREADABLE and "write decimals with a point" in result.message
+
+
+def test_an_unknown_unit_is_explained():
+    result = EXERCISES["01-t4-gb"].check("16.1 furlongs")
+    assert result.status == UNREADABLE and "'furlongs'" in result.message
+
+
+def test_cuda_version_answers():
+    ex = EXERCISES["04-smi-cuda"]
+    assert ex.check("12.2").correct and ex.check(12.2).correct and ex.check("CUDA Version: 12.2").correct
+    assert "driver's own version" in ex.check("535.104.05").message
+    assert "driver version" in ex.check(535.104).message
+
+
+def test_read_helpers_directly():
+    assert read_number("1e3 MiB", "x") == (1000.0, "mib")
+    assert read_number("-2.5", "x") == (-2.5, "")
+    assert read_memory("3 gigabytes", "GB") == (3.0, "GB")
+    assert read_memory(3, "GiB") == (3.0, None)
+    assert read_billions("7B") == (7.0, "")
+    assert read_ratio("22×") == 22.0
+    assert read_choice("c.", "ABCD") == "C"
+    for call in (
+        lambda: read_number(torch.ones(2), "a number"),
+        lambda: read_number("", "a number"),
+        lambda: read_ratio("22 apples"),
+        lambda: read_billions("7 trillion"),
+        lambda: read_choice("maybe", "ABCD"),
+    ):
+        with pytest.raises(Unreadable):
+            call()
+
+
+# --- the dict and list exercises --------------------------------------------------------------
+
+
+def test_weights_exercise_judges_each_dtype():
+    ex = EXERCISES["04-weights"]
+    assert ex.check({"FP16": "28 GB", "int8": 14.0, " int4": 7}).correct  # keys are forgiving
+    partial = ex.check({"fp16": 28, "int8": ..., "int4": 56})
+    assert partial.status == INCORRECT
+    assert "1 of 3 right" in partial.message and "int8: not answered yet" in partial.message
+    assert "4 bits is half a byte, not 4 bytes" in partial.message
+    gib = ex.check({"fp16": 28e9 / GIB, "int8": 14, "int4": 7})
+    assert "fp16: that is in GiB" in gib.message
+    assert ex.check({"fp16": ..., "int8": ..., "int4": ...}).status == NOT_ATTEMPTED
+    assert ex.check({"fp16": 28}).status == UNREADABLE and "exactly the keys" in ex.check({"fp16": 28}).message
+    assert "answer in GB" in ex.check({"fp16": "28 GiB", "int8": 14, "int4": 7}).message
+    assert "int8: I expected" in ex.check({"fp16": 28, "int8": "lots", "int4": 7}).message
+
+
+def test_which_gpus_exercise():
+    ex = EXERCISES["04-which-gpus"]
+    assert ex.check(["A100_40GB", "H100_SXM"]).correct
+    assert ex.check("A100, H100").correct and ex.check({"a100 40gb", "NVIDIA H100 80GB HBM3"}).correct
+    too_many = ex.check(["RTX 4090", "A100", "H100"])
+    assert too_many.status == INCORRECT and "RTX_4090 cannot: 24564 MiB is 25.8 GB, less than the 28.0 GB" in (
+        too_many.message
+    )
+    missing = ex.check(["H100"])
+    assert "left out 1 GPU that can" in missing.message and "A100" not in missing.message
+    assert ex.check([]).status == INCORRECT and "at least one" in ex.check([]).message
+    assert ex.check(["Voodoo 2"]).status == UNREADABLE and "'T4', 'L4'" in ex.check(["Voodoo 2"]).message
+    ambiguous = ex.check(["10"])  # in both 'A100_40GB' and 'H100_SXM'
+    assert ambiguous.status == UNREADABLE and "matches more than one" in ambiguous.message
+    assert ex.check(42).status == UNREADABLE
+
+
+# --- hints, solutions and how they show -------------------------------------------------------
+
+
+@pytest.mark.parametrize("ex", ALL, ids=lambda ex: ex.id)
+def test_hints_get_stronger_and_stop_at_the_last(ex):
+    hints = [ex.hint(n) for n in range(1, len(ex.hints) + 1)]
+    assert len(hints) >= 2 and len({h.text for h in hints}) == len(hints)
+    assert ex.hint().text == ex.hints[0] and ex.hint(99).number == len(ex.hints)
+    assert f"Hint 1 of {len(ex.hints)}" in str(hints[0]) and pretty(hints[0]) == str(hints[0])
+    assert hints[0]._repr_html_().startswith("<div")
+
+
+def test_hint_argument_is_checked():
+    ex = EXERCISES["01-t4-gb"]
+    with pytest.raises(ValueError, match="n must be greater than 0"):
+        ex.hint(0)
+    with pytest.raises(TypeError, match="n must be an integer"):
+        ex.hint("2")
+
+
+@pytest.mark.parametrize("ex", NUMBERS, ids=lambda ex: ex.id)
+def test_the_solution_is_never_shown_unasked(ex, cpu_machine):
+    right = ex.target().value
+    for answer in (..., "banana", ["x"]):
+        result = ex.check(answer)
+        assert not result.correct and not stated(right, result.message)
+
+
+def test_results_show_as_coloured_boxes_and_plain_text():
+    ex = EXERCISES["01-t4-gb"]
+    looks = {CORRECT: "#1e8e3e", INCORRECT: "#d93025", NOT_ATTEMPTED: "#1a73e8", UNREADABLE: "#b06000"}
+    for answer, status in ((16.1, CORRECT), (15, INCORRECT), (..., NOT_ATTEMPTED), ("x", UNREADABLE)):
+        result = ex.check(answer)
+        assert result.status == status
+        assert looks[status] in result._repr_html_() and "<code>" in ex.check(...)._repr_html_()
+        assert pretty(result) == str(result) and "15360 MiB in GB" in str(result)
+    solution = ex.solution()
+    assert "The answer: 16.1061" in str(solution) and "to_bytes(15360, &#x27;MiB&#x27;)" in solution._repr_html_()
+    assert "Use .check(answer)" in str(ex) and "'01-t4-gb'" in repr(ex)
+    assert "A) Yes: reinstall PyTorch." in str(EXERCISES["01-mac-cuda"])
+    with pytest.raises(ValueError, match="status must be one of"):
+        Result("maybe", "?")
+
+
+def test_html_escapes_the_learners_answer():
+    result = EXERCISES["01-t4-gb"].check("<script>")
+    assert "<script>" not in result._repr_html_() and "&lt;script&gt;" in result._repr_html_()
+
+
+# --- scoreboard ---------------------------------------------------------------------------------
+
+
+def test_scoreboard_keeps_each_exercises_latest_verdict(cpu_machine):
+    board = scoreboard()
+    assert all(status == NOT_ATTEMPTED for _, _, status in board.rows)
+    EXERCISES["04-mib-to-gb"].check(85.9)
+    EXERCISES["04-device"].check("B")
+    EXERCISES["04-colab"].check(EXERCISES["04-colab"].solution().answer, record=False)
+    statuses = {ident: status for ident, _, status in scoreboard().rows}
+    assert statuses["04-mib-to-gb"] == CORRECT and statuses["04-device"] == INCORRECT
+    assert statuses["04-colab"] == NOT_ATTEMPTED  # record=False leaves no trace
+    text = str(scoreboard())
+    assert text.startswith(f"1 of {len(exercises_for('04'))} correct") and "04-device" in text
+    assert "<table>" in scoreboard()._repr_html_() and pretty(scoreboard()) == text
+    assert [i for i, _, _ in scoreboard(ids=["01-t4-gb"]).rows] == ["01-t4-gb"]
+    reset()
+    assert str(scoreboard()).startswith("0 of")
+
+
+def test_bad_lesson_and_ids_are_named():
+    with pytest.raises(ValueError, match=r"lesson must be one of \['01', '02', '03', '04'\]"):
+        exercises_for("05")
+    with pytest.raises(ValueError, match="ids must name exercises in EXERCISES"):
+        scoreboard(ids=["nope"])
+
+
+# --- the notebooks use the mechanism ------------------------------------------------------------
+
+NOTEBOOKS = {p.name[:2]: p for p in (ROOT / "notebooks").glob("0[1-4]_*.ipynb")}
+
+
+def _cells_after(nb, heading: str, stop: str):
+    start = next(i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and c.source.startswith(heading))
+    end = next(
+        i for i, c in enumerate(nb.cells) if i > start and c.cell_type == "markdown" and c.source.startswith(stop)
+    )
+    return nb.cells[start:end]
+
+
+@pytest.mark.parametrize("lesson", ["01", "02", "03", "04"])
+def test_every_exercise_is_asked_in_its_notebook_with_an_empty_answer_cell(lesson):
+    nb = nbformat.read(NOTEBOOKS[lesson], as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    for ex in exercises_for(lesson):
+        if ex.id == "04-demo-kib":  # the warm-up that Step 1 of notebook 04 demonstrates on its own
+            assert any(f'EXERCISES["{ex.id}"]' in c.source for c in code)
+            continue
+        asked = [i for i, c in enumerate(code) if f'EXERCISES["{ex.id}"]' in c.source and ".check(answer)" in c.source]
+        assert asked, f"{ex.id} is never checked in notebook {lesson}"
+        learner = code[asked[0] - 1]
+        assert learner.source.strip() == "answer = ...", f"the cell before {ex.id}'s check must be `answer = ...`"
+        stored = "".join(o.get("data", {}).get("text/plain", "") + o.get("text", "") for o in code[asked[0]].outputs)
+        assert stored.startswith("○ Not attempted yet"), f"{ex.id}: stored output should be 'not attempted'"
+
+
+def test_notebook_04_proves_every_solution_passes():
+    nb = nbformat.read(NOTEBOOKS["04"], as_version=4)
+    teachers = _cells_after(nb, "## For teachers", "## Next")
+    source = "\n".join(c.source for c in teachers if c.cell_type == "code")
+    assert "solution()" in source and "assert" in source and 'exercises_for("04")' in source
