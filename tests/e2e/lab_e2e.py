@@ -9,9 +9,14 @@ and checks that their plots, math and widget snapshots are visible. Screenshots 
 Not part of `make test` (the file name does not start with test_): `make e2e` builds the handouts,
 then runs `CHROMIUM=/usr/bin/chromium python -m pytest tests/e2e/lab_e2e.py -v`.
 
-DOM that the widget steps rely on (JupyterLab 4, ipywidgets 8): `.jp-Cell-outputArea` (a cell's
-outputs), `.widget-dropdown select`, `.widget-slider .noUi-handle[aria-valuenow]`, and the control
-classes in CONTROLS below, whose own text (a slider's readout) is left out when outputs are compared.
+DOM the test relies on (JupyterLab 4, ipywidgets 8): the Run menu (`.lm-MenuBar-itemLabel` "Run",
+then `li.lm-Menu-item[data-command='runmenu:run-all']`), the kernel status in the status bar
+(`.jp-StatusBar-TextItem` titled "Change kernel…", text "… | Idle"), code cell prompts
+(`.jp-CodeCell .jp-InputPrompt`, "[*]:" while running), error and stderr outputs
+(`.jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']`), a cell's outputs
+(`.jp-Cell-outputArea`), `.widget-dropdown select`, `.widget-slider .noUi-handle[aria-valuenow]`, and
+the control classes in CONTROLS below, whose own text (a slider's readout) is left out when outputs
+are compared.
 """
 
 from __future__ import annotations
@@ -245,22 +250,33 @@ def _read(path: Path) -> str:
         return ""
 
 
-def wait_until_idle(page: Page, timeout_s: float = 120) -> None:
-    """Wait until the kernel is idle and no cell is queued or running ([*])."""
+KERNEL_STATUS = """() => {
+    const item = Array.from(document.querySelectorAll('#jp-main-statusbar .jp-StatusBar-TextItem'))
+        .find((el) => (el.getAttribute('title') || '').startsWith('Change kernel'));
+    return item ? item.textContent.split('|').pop().trim() : '';
+}"""
+RUNNING_CELLS = """() => Array.from(document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputPrompt'))
+    .some((prompt) => prompt.textContent.includes('*'))"""
+
+
+def accept_kernel_dialog(page: Page) -> None:
+    """A slow start can make JupyterLab ask which kernel to use: take the one it proposes (the notebook's)."""
+    dialog = page.locator(".jp-Dialog", has_text="Select Kernel")
+    if dialog.count():
+        dialog.locator("button.jp-mod-accept").click()
+
+
+def wait_until_idle(page: Page, timeout_s: float = 180) -> None:
+    """Wait until the kernel says Idle in the status bar and no cell is queued or running ([*])."""
     deadline = time.monotonic() + timeout_s
+    status = ""
     while time.monotonic() < deadline:
-        busy = page.evaluate(
-            """() => {
-                const prompts = Array.from(document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputPrompt'));
-                const running = prompts.some((p) => p.textContent.includes('*'));
-                const status = document.querySelector('.jp-Notebook-ExecutionIndicator');
-                return running || (status !== null && status.getAttribute('data-status') !== 'idle');
-            }"""
-        )
-        if not busy:
+        accept_kernel_dialog(page)
+        status = page.evaluate(KERNEL_STATUS)
+        if status == "Idle" and not page.evaluate(RUNNING_CELLS):
             return
         time.sleep(0.25)
-    raise AssertionError(f"the notebook was still running after {timeout_s:.0f} s")
+    raise AssertionError(f"the notebook was not idle after {timeout_s:.0f} s (kernel status: {status!r})")
 
 
 @pytest.fixture(scope="module")
@@ -269,10 +285,10 @@ def ran(lab, browser_context) -> Page:
     page = browser_context.new_page()
     page.goto(f"{lab['base']}/lab/tree/{lab['notebook']}?token={lab['token']}")
     page.wait_for_selector(".jp-Notebook .jp-CodeCell", timeout=60_000)
-    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=60_000)
+    wait_until_idle(page)  # the kernel has started and connected
     page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
     page.locator("li.lm-Menu-item[data-command='runmenu:run-all']").click()
-    page.wait_for_timeout(500)
+    page.wait_for_timeout(1000)
     wait_until_idle(page)
     lab["kernels"].update(children_of(lab["pid"]))
     page.screenshot(path=str(SHOTS / "lab_run_all.png"), full_page=True)
