@@ -418,7 +418,10 @@ def run(
             device = as_device(args.device)
         except ValueError as exc:
             parser.error(f"--device: {exc}")
-    report = collect(device, quick=args.quick, progress=_Progress(sys.stderr), started=started)
+    try:
+        report = collect(device, quick=args.quick, progress=_Progress(sys.stderr), started=started)
+    except ValueError as exc:  # e.g. --device cuda:3 on a machine with one GPU
+        parser.error(f"--device: {exc}")
     if args.json:
         stdout.write(json.dumps(report, indent=2) + "\n")
     else:

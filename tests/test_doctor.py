@@ -16,6 +16,7 @@ from types import SimpleNamespace
 import pytest
 import torch
 
+from lessonkit import device as device_module
 from lessonkit import doctor
 from lessonkit.__main__ import main
 from lessonkit.timing import matmul_flops
@@ -170,6 +171,15 @@ def test_bad_options_exit_with_status_2(capsys):
     with pytest.raises(SystemExit) as exit_info:
         main([])
     assert exit_info.value.code == 2
+
+
+def test_a_gpu_index_that_does_not_exist_is_a_bad_option(capsys, monkeypatch):
+    monkeypatch.setattr(device_module, "_cuda_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
+    with pytest.raises(SystemExit) as exit_info:
+        main(["doctor", "--device", "cuda:7"])
+    assert exit_info.value.code == 2
+    assert "--device: device 'cuda:7' does not exist: this machine has CUDA devices 0..0" in capsys.readouterr().err
 
 
 def test_text_report_of_a_gpu_shows_speedup_and_peak(cpu_only, no_smi):
