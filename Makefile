@@ -11,7 +11,7 @@ ALLOW_ROOT := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root)
 .PHONY: help setup lab test test-units test-notebooks lint refresh badges clean
 
 help:  ## list the commands
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-15s %s\n", $$1, $$2}'
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-15s %s\n", $$1, $$2}'
 
 $(STAMP): requirements.txt pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -50,3 +50,30 @@ clean:  ## remove .venv and build leftovers
 .PHONY: glossary
 glossary: $(STAMP)  ## rewrite the README's glossary table from lessonkit/data/glossary.json
 	$(BIN)/python tools/render_glossary.py
+
+# --- Handouts and the real-browser test (issue 7) -------------------------------------------
+# Both print or drive Debian's chromium. `make chromium` installs it with apt-get when it is
+# missing; elsewhere (macOS, other Linux) point CHROMIUM at any Chrome or Chromium binary.
+CHROMIUM  ?= /usr/bin/chromium
+SUDO      := $(if $(filter 0,$(shell id -u 2>/dev/null)),,sudo)
+E2E_STAMP := $(VENV)/.installed-e2e
+
+.PHONY: chromium handouts e2e
+
+$(E2E_STAMP): requirements-e2e.txt $(STAMP)
+	$(BIN)/python -m pip install --quiet -r requirements-e2e.txt
+	@touch $(E2E_STAMP)
+
+chromium:  ## install Debian's chromium if it is missing (apt-get, with sudo when not root)
+	@test -x "$(CHROMIUM)" || { \
+	  command -v apt-get >/dev/null || { echo "No $(CHROMIUM) and no apt-get: install Chrome or Chromium, then pass CHROMIUM=/path/to/it"; exit 1; }; \
+	  echo "Installing Debian's chromium (for make handouts and make e2e) ..."; \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
+	@test -x "$(CHROMIUM)" || { echo "$(CHROMIUM) is still missing: pass CHROMIUM=/path/to/chrome"; exit 1; }
+
+handouts: $(E2E_STAMP) chromium  ## run every lesson here, write dist/handouts/NN_name.html and course.pdf
+	$(BIN)/python tools/handouts.py --chromium "$(CHROMIUM)"
+
+e2e: handouts  ## real-browser test: JupyterLab + chromium run a widget lesson, then check the handouts
+	CHROMIUM="$(CHROMIUM)" $(BIN)/python -m pytest tests/e2e/lab_e2e.py -v

@@ -1,0 +1,429 @@
+"""`lessonkit doctor`: check a machine from the terminal, e.g. a rented cloud GPU over SSH (lesson 01).
+
+    python -m lessonkit doctor            # device report, nvidia-smi, CPU vs GPU matmul, VRAM budget
+    python -m lessonkit doctor --quick    # a smaller benchmark: under 10 s on a laptop CPU
+    python -m lessonkit doctor --json     # the same report as JSON on stdout (progress stays on stderr)
+
+Exit status: 0 when the report is complete and nothing stops PyTorch from using this machine (a machine
+without a GPU is a valid answer), 1 when nvidia-smi sees a GPU that PyTorch cannot use, 2 for bad options.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import platform
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+import torch
+
+from lessonkit import __version__
+from lessonkit import device as _device
+from lessonkit.device import as_device, describe_device, nvidia_smi, pick_device
+from lessonkit.gpus import find_gpu
+from lessonkit.timing import MAX_NUMBER, MIN_SAMPLE_S, benchmark, matmul_flops, tflops
+from lessonkit.vram import dtype_bytes, format_bytes, max_params
+
+# --- the VRAM budget ------------------------------------------------------------------------------
+# Weights and training state only: activations, the KV cache and the CUDA context come on top.
+# Full fine-tuning with AdamW in mixed precision: fp16/bf16 weights (2 bytes) + fp16/bf16 gradients
+# (2) + an fp32 master copy, momentum and variance (4 + 4 + 4) = 16 bytes per parameter
+# (EleutherAI, "Transformer Math 101", https://blog.eleuther.ai/transformer-math/).
+ADAMW_MIXED_BYTES_PER_PARAM = 16.0
+# LoRA: the base model stays frozen in fp16 (2 bytes per parameter, no gradients, no optimizer state);
+# only small adapters train. We assume adapters of 1% of the base's size, trained like a full model
+# (16 bytes per adapter parameter): 2 + 0.01 * 16 = 2.16 bytes per base parameter. 1% is generous:
+# PEFT's README reports 0.19% for LoRA rank 8 on mt0-large (https://github.com/huggingface/peft).
+LORA_ADAPTER_FRACTION = 0.01
+BUDGET_ROWS = (
+    ("inference", "fp16", "Inference, fp16 weights"),
+    ("inference", "int4", "Inference, int4 weights"),
+    ("lora", "fp16", "LoRA fine-tuning (frozen fp16 base)"),
+    ("full", "fp16", "Full fine-tuning, AdamW mixed precision"),
+)
+
+
+def bytes_per_param(mode: str, dtype: str = "fp16") -> float:
+    """Memory per model parameter for `mode` 'inference', 'lora' or 'full' under the rules above (lesson 01)."""
+    if mode == "inference":
+        return dtype_bytes(dtype)
+    if mode == "lora":
+        return dtype_bytes(dtype) + LORA_ADAPTER_FRACTION * ADAMW_MIXED_BYTES_PER_PARAM
+    if mode == "full":
+        return ADAMW_MIXED_BYTES_PER_PARAM
+    raise ValueError(f"mode must be one of ['inference', 'lora', 'full'], got {mode!r}")
+
+
+def _largest_model(memory_bytes: int, mode: str, dtype: str) -> int:
+    # The one place the budget is computed. Once lessonkit.vram.largest_model_that_fits exists, this
+    # body becomes: return largest_model_that_fits(memory_bytes, mode=mode, dtype=dtype)
+    if mode == "inference":
+        return max_params(memory_bytes, dtype)
+    return math.floor(memory_bytes / bytes_per_param(mode, dtype))
+
+
+def vram_budget(memory_bytes: int) -> list[dict[str, Any]]:
+    """The largest model (parameters) for inference in fp16 and int4, for LoRA and for full AdamW (lesson 01)."""
+    return [
+        {
+            "mode": mode,
+            "dtype": dtype,
+            "label": label,
+            "bytes_per_param": bytes_per_param(mode, dtype),
+            "max_params": _largest_model(memory_bytes, mode, dtype),
+        }
+        for mode, dtype, label in BUDGET_ROWS
+    ]
+
+
+# --- progress on stderr ---------------------------------------------------------------------------
+
+
+class _Progress:
+    """A bar redrawn in place on a terminal; one line per step when stderr is a file or a CI log."""
+
+    def __init__(self, stream: TextIO, width: int = 28) -> None:
+        self.stream = stream
+        self.live = bool(getattr(stream, "isatty", lambda: False)())
+        self.width = width
+
+    def show(self, fraction: float, text: str) -> None:
+        if self.live:
+            filled = round(self.width * min(max(fraction, 0.0), 1.0))
+            bar = "#" * filled + "." * (self.width - filled)
+            self.stream.write(f"\r[{bar}] {100 * min(fraction, 1.0):3.0f}%  {text[:60]:<60}")
+            self.stream.flush()
+
+    def line(self, text: str) -> None:
+        if self.live:
+            self.stream.write("\r\x1b[2K")
+        self.stream.write(text + "\n")
+        self.stream.flush()
+
+
+# --- the benchmark --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Matrix sizes and repeats: `compare_n` runs on the CPU and the GPU, `peak_n` on the GPU only."""
+
+    compare_n: int
+    peak_n: int
+    warmup: int
+    repeats: int
+
+
+FULL = Plan(compare_n=2048, peak_n=8192, warmup=2, repeats=5)
+QUICK = Plan(compare_n=512, peak_n=2048, warmup=1, repeats=3)
+SIZES = (8192, 4096, 2048, 1024, 512, 256)
+MEMORY_SHARE = 0.5  # the three matrices of a benchmark use at most half of the free memory
+
+
+def fitting_size(wanted: int, free_bytes: int | None, element_bytes: int) -> int | None:
+    """The largest size from SIZES, at most `wanted`, whose A, B and A @ B fit in half of `free_bytes` (lesson 01)."""
+    for n in SIZES:
+        if n <= wanted and (free_bytes is None or 3 * n * n * element_bytes <= MEMORY_SHARE * free_bytes):
+            return n
+    return None
+
+
+def _peak(device_name: str, key: str) -> float | None:
+    try:
+        spec = find_gpu(device_name)
+    except ValueError:
+        return None
+    value = (getattr(spec, "peak_tflops", None) or {}).get(key)
+    return float(value) if value else None
+
+
+def _time_matmul(
+    device: torch.device, n: int, dtype: torch.dtype, plan: Plan, tick: Callable[[float], None]
+) -> dict[str, Any]:
+    generator = torch.Generator().manual_seed(0)
+    a = torch.randn(n, n, generator=generator).to(device=device, dtype=dtype)
+    b = torch.randn(n, n, generator=generator).to(device=device, dtype=dtype)
+    calls, expected = 0, 3 + 1 + plan.warmup + plan.repeats  # grows once `number` is known
+
+    def matmul() -> torch.Tensor:
+        nonlocal calls
+        calls += 1
+        tick(calls / expected)
+        return a @ b
+
+    # One short run to learn how long a call takes, then the real one with the same `number` rule
+    # as lessonkit.timing.benchmark (samples of at least MIN_SAMPLE_S), so progress can be counted.
+    probe = benchmark(matmul, device=device, warmup=1, repeats=1, number=1)
+    number = min(MAX_NUMBER, max(1, math.ceil(MIN_SAMPLE_S / max(probe.median, 1e-9))))
+    expected = 3 + 1 + plan.warmup + plan.repeats * number
+    result = benchmark(matmul, device=device, warmup=plan.warmup, repeats=plan.repeats, number=number)
+    return {
+        "median_s": result.median,
+        "iqr_s": result.iqr,
+        "repeats": plan.repeats,
+        "number": number,
+        "tflops": tflops(matmul_flops(n), result.median),
+    }
+
+
+def benchmark_jobs(
+    device: torch.device, plan: Plan, cpu_free: int | None, device_free: int | None
+) -> list[tuple[str, str, int | None]]:
+    """(device type, dtype, size) to time: the CPU and `device` at one size, then `device` large (lesson 01)."""
+    jobs: list[tuple[str, str, int | None]] = [("cpu", "fp32", fitting_size(plan.compare_n, cpu_free, 4))]
+    if device.type != "cpu":
+        jobs.append((device.type, "fp32", fitting_size(plan.compare_n, device_free, 4)))
+        jobs.append((device.type, "fp32", fitting_size(plan.peak_n, device_free, 4)))
+        jobs.append((device.type, "fp16", fitting_size(plan.peak_n, device_free, 2)))
+    return list(dict.fromkeys(jobs))  # the device's two fp32 sizes can be the same
+
+
+def speedup_of(runs: list[dict[str, Any]]) -> tuple[float | None, int | None]:
+    """CPU time / device time for the fp32 matmul both ran at the same size, and that size (lesson 01)."""
+    cpu = next((r for r in runs if r["device"] == "cpu"), None)
+    if cpu is None:
+        return None, None
+    for r in runs:
+        if r["device"] != "cpu" and r["dtype"] == "fp32" and r["n"] == cpu["n"]:
+            return cpu["median_s"] / r["median_s"], cpu["n"]
+    return None, None
+
+
+def run_benchmark(device: torch.device, info: Any, plan: Plan, progress: _Progress) -> dict[str, Any]:
+    """Time the matmuls of benchmark_jobs on this machine, each against the catalog peak when known (lesson 01)."""
+    jobs = benchmark_jobs(device, plan, describe_device("cpu").free_memory, info.free_memory)
+    fp32_key = "fp32" if torch.get_float32_matmul_precision() == "highest" else "tf32"
+    runs, notes = [], []
+    for i, (kind, dtype, n) in enumerate(jobs):
+        what = f"{kind} {dtype} {n}×{n}" if n else f"{kind} {dtype}"
+        if n is None:
+            notes.append(f"{what}: skipped, too little free memory for even a 256×256 matmul")
+            continue
+        dev = torch.device("cpu") if kind == "cpu" else device
+        progress.show(i / len(jobs), f"benchmark {i + 1}/{len(jobs)}: {what}")
+
+        def tick(fraction: float, i: int = i, what: str = what) -> None:
+            progress.show((i + min(fraction, 1.0)) / len(jobs), f"benchmark {i + 1}/{len(jobs)}: {what}")
+
+        try:
+            timing = _time_matmul(dev, n, torch.float32 if dtype == "fp32" else torch.float16, plan, tick)
+        except RuntimeError as exc:  # out of memory, or a broken driver: report it and carry on
+            notes.append(f"{what}: failed ({str(exc).splitlines()[0][:160]})")
+            continue
+        key = fp32_key if dtype == "fp32" else dtype
+        peak = _peak(info.name, key) if kind == "cuda" else None
+        run = {"device": kind, "dtype": dtype, "peak_key": key, "n": n, **timing}
+        run["peak_tflops"] = peak
+        run["pct_of_peak"] = 100 * timing["tflops"] / peak if peak else None
+        runs.append(run)
+        progress.line(
+            f"benchmark {i + 1}/{len(jobs)}: {what}: {timing['median_s'] * 1e3:.3g} ms, {timing['tflops']:.3g} TFLOP/s"
+        )
+    speedup, speedup_n = speedup_of(runs)
+    return {"plan": vars(plan), "runs": runs, "speedup": speedup, "speedup_n": speedup_n, "notes": notes}
+
+
+# --- the whole report -----------------------------------------------------------------------------
+
+
+def collect(
+    device: torch.device | str | None = None,
+    *,
+    quick: bool = False,
+    progress: _Progress | None = None,
+    started: float | None = None,
+) -> dict[str, Any]:
+    """Everything `lessonkit doctor` reports, as a JSON-ready dict; `started` is a time.perf_counter() (lesson 01)."""
+    started = time.perf_counter() if started is None else started
+    progress = progress or _Progress(sys.stderr)
+    dev = as_device(device) if device is not None else pick_device()
+    info = describe_device(dev)
+    smi = nvidia_smi()
+    cuda_ok = _device._cuda_available()
+    problems, notes = [], []
+    if smi.gpus and not cuda_ok:
+        build = torch.version.cuda or "none: this is a CPU-only build of PyTorch"
+        problems.append(
+            f"nvidia-smi lists {len(smi.gpus)} GPU(s) but PyTorch cannot use CUDA (PyTorch's CUDA version: {build}). "
+            "Install a CUDA build of PyTorch that suits the driver: https://pytorch.org/get-started/locally/"
+        )
+    elif smi.gpus is None and smi.reason and "not on PATH" not in smi.reason:
+        notes.append(
+            f"nvidia-smi is installed but gave no reading ({smi.reason}). On a machine that should have an NVIDIA "
+            "GPU the driver is missing or broken; in Colab it means the runtime has no GPU."
+        )
+    if info.kind == "cpu" and not smi.gpus:
+        notes.append(
+            "No GPU here. That is fine for every lesson (they run on the CPU); for a GPU, open them in "
+            "Colab (free T4) or rent one."
+        )
+    bench = run_benchmark(_bench_device(dev, info), info, QUICK if quick else FULL, progress)
+    memory = info.total_memory
+    memory_of = {"cuda": "GPU memory", "mps": "memory PyTorch may use for the Apple GPU"}.get(
+        info.kind, "system RAM (no GPU: for comparison only)"
+    )
+    report = {
+        "lessonkit": __version__,
+        "python": platform.python_version(),
+        "platform": f"{platform.system()} {platform.machine()}",
+        "quick": quick,
+        "device": {
+            "kind": info.kind,
+            "name": info.name,
+            "total_memory_bytes": info.total_memory,
+            "free_memory_bytes": info.free_memory,
+            "compute_capability": None if info.compute_capability is None else "{}.{}".format(*info.compute_capability),
+            "cuda_available": cuda_ok,
+            "torch_cuda_version": torch.version.cuda,
+            "driver_version": info.driver_version or (smi.gpus[0].driver_version if smi.gpus else None),
+            "torch_version": torch.__version__,
+            "note": info.note,
+        },
+        "nvidia_smi": {
+            "available": bool(smi.gpus),
+            "reason": smi.reason,
+            "gpus": [vars(g) | {"memory_free_mib": g.memory_free_mib} for g in smi.gpus or ()],
+        },
+        "benchmark": bench,
+        "vram_budget": {
+            "memory_bytes": memory,
+            "memory_of": memory_of,
+            "rows": vram_budget(memory) if memory else [],
+            "counts": "weights and training state only; activations, the KV cache and the CUDA context come on top",
+        },
+        "problems": problems,
+        "notes": notes,
+        "exit_status": 1 if problems else 0,
+    }
+    report["elapsed_s"] = time.perf_counter() - started
+    return report
+
+
+def _bench_device(device: torch.device, info: Any) -> torch.device:
+    """The device the benchmark uses: `device`, or the CPU when describe_device fell back to it."""
+    return device if info.kind == device.type else torch.device("cpu")
+
+
+def _params(n: int) -> str:
+    for scale, word in ((1e12, "trillion"), (1e9, "billion"), (1e6, "million")):
+        if n >= scale:
+            return f"{n / scale:.1f} {word}"
+    return f"{n:,}"
+
+
+def _mem(n: int | None) -> str:
+    return "unknown" if n is None else f"{format_bytes(n, 'GiB')} = {format_bytes(n, 'GB')}"
+
+
+def render_text(report: dict[str, Any]) -> str:
+    """The report as the terminal shows it (lesson 01)."""
+    d, smi, bench, budget = report["device"], report["nvidia_smi"], report["benchmark"], report["vram_budget"]
+    out = [f"lessonkit doctor {report['lessonkit']}: Python {report['python']} on {report['platform']}", ""]
+
+    rows = [
+        ("Device", f"{d['kind']}: {d['name']}"),
+        ("Total memory", _mem(d["total_memory_bytes"])),
+        ("Free memory", _mem(d["free_memory_bytes"])),
+        ("Compute capability", d["compute_capability"]),
+        ("NVIDIA driver", d["driver_version"]),
+        ("PyTorch", d["torch_version"]),
+        ("PyTorch built for CUDA", d["torch_cuda_version"] or "no (a CPU-only or Apple build)"),
+        ("CUDA available", "yes" if d["cuda_available"] else "no"),
+        ("Note", d["note"]),
+    ]
+    out.append("Device (what PyTorch will use)")
+    out += [f"  {label:<23} {value}" for label, value in rows if value is not None]
+
+    out += ["", "nvidia-smi"]
+    if smi["available"]:
+        for g in smi["gpus"]:
+            util = "n/a" if g["utilization_pct"] is None else f"{g['utilization_pct']}%"
+            out.append(
+                f"  GPU {g['index']}: {g['name']}, {g['memory_used_mib']} MiB used of {g['memory_total_mib']} MiB, "
+                f"utilisation {util}, driver {g['driver_version']}"
+            )
+    else:
+        out.append(f"  unavailable: {smi['reason']}")
+
+    plan = bench["plan"]
+    warmups = f"{plan['warmup']} warm-up run{'s' if plan['warmup'] != 1 else ''}"
+    out += ["", f"Matrix multiplication (median of {plan['repeats']} timed samples after {warmups})"]
+    for r in bench["runs"]:
+        if r["peak_tflops"]:
+            peak = f"{r['pct_of_peak']:.0f}% of the catalog's {r['peak_key']} peak ({r['peak_tflops']:g} TFLOP/s)"
+        elif r["device"] == "cuda":
+            peak = "peak unknown (not in the course's GPU catalog)"
+        else:
+            peak = ""
+        out.append(
+            f"  {r['device']:<5} {r['dtype']:<5} {r['n']:>5}×{r['n']:<5} {r['median_s'] * 1e3:>9.3g} ms "
+            f"{r['tflops']:>8.3g} TFLOP/s  {peak}".rstrip()
+        )
+    if bench["speedup"]:
+        n = bench["speedup_n"]
+        out.append(
+            f"  Speed-up, same {n}×{n} fp32 matmul: {bench['speedup']:.1f}× faster on {d['kind']} than on the CPU"
+        )
+    elif d["kind"] == "cpu":
+        out.append("  No GPU here, so there is no speed-up to measure: the CPU figure is this machine's baseline.")
+    out += [f"  {note}" for note in bench["notes"]]
+
+    out += ["", f"What fits: {_mem(budget['memory_bytes'])} of {budget['memory_of']}"]
+    for row in budget["rows"]:
+        largest = _params(row["max_params"])
+        out.append(f"  {row['label']:<41} {row['bytes_per_param']:>5g} bytes/param  up to {largest} parameters")
+    out.append(f"  ({budget['counts']}.)")
+
+    out.append("")
+    for problem in report["problems"]:
+        out.append(f"PROBLEM: {problem}")
+    for note in report["notes"]:
+        out.append(f"Note: {note}")
+    if not report["problems"]:
+        if d["kind"] == "cpu":
+            verdict = "OK: no GPU, and nothing is broken. The lessons run on the CPU."
+        else:
+            verdict = f"OK: PyTorch can use the {d['kind']} device ({d['name']})."
+        out.append(verdict)
+    out.append(f"(checked in {report['elapsed_s']:.1f} s)")
+    return "\n".join(out)
+
+
+# --- command line ---------------------------------------------------------------------------------
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of `lessonkit doctor` (lesson 01)."""
+    parser.add_argument("--json", action="store_true", help="print the report as JSON on stdout (nothing else)")
+    parser.add_argument("--quick", action="store_true", help="smaller matrices: under 10 s on a laptop CPU")
+    parser.add_argument("--device", help="cpu, cuda, cuda:N or mps (default: the best one here)")
+
+
+def run(
+    args: argparse.Namespace,
+    parser: argparse.ArgumentParser,
+    stdout: TextIO | None = None,
+    started: float | None = None,
+) -> int:
+    """Run `lessonkit doctor` with parsed `args`; return the exit status (lesson 01)."""
+    stdout = stdout or sys.stdout
+    device = None
+    if args.device is not None:
+        try:
+            device = as_device(args.device)
+        except ValueError as exc:
+            parser.error(f"--device: {exc}")
+    try:
+        report = collect(device, quick=args.quick, progress=_Progress(sys.stderr), started=started)
+    except ValueError as exc:  # e.g. --device cuda:3 on a machine with one GPU
+        parser.error(f"--device: {exc}")
+    if args.json:
+        stdout.write(json.dumps(report, indent=2) + "\n")
+    else:
+        stdout.write(render_text(report) + "\n")
+    return report["exit_status"]

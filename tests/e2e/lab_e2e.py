@@ -1,0 +1,454 @@
+"""The course as learners and teachers use it, in a real browser (make e2e).
+
+JupyterLab runs on 127.0.0.1 with a token; Debian's chromium, driven by Playwright, opens the lesson
+with an ipywidgets control (lesson 07's VRAM calculator once it exists; tests/e2e/widget_fixture.ipynb
+until a lesson has a widget), runs every cell, checks that no cell shows an error, changes the
+widgets and sees the output change. Then it opens the handouts that `make handouts` wrote, offline,
+and checks that their plots, math and widget snapshots are visible. Screenshots go to dist/e2e/.
+
+Not part of `make test` (the file name does not start with test_): `make e2e` builds the handouts,
+then runs `CHROMIUM=/usr/bin/chromium python -m pytest tests/e2e/lab_e2e.py -v`.
+
+DOM the test relies on (JupyterLab 4, ipywidgets 8): the Run menu (`.lm-MenuBar-itemLabel` "Run",
+then `li.lm-Menu-item[data-command='runmenu:run-all']`), the kernel status in the status bar
+(`.jp-StatusBar-TextItem` titled "Change kernel…", text "… | Idle"), code cell prompts
+(`.jp-CodeCell .jp-InputPrompt`, "[*]:" while running), error and stderr outputs
+(`.jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']`), a cell's outputs
+(`.jp-Cell-outputArea`), `.widget-dropdown select`, `.widget-slider .noUi-handle[aria-valuenow]`, and
+the control classes in CONTROLS below, whose own text (a slider's readout) is left out when outputs
+are compared.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import nbformat
+import pytest
+from playwright.sync_api import Page, sync_playwright
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tools"))
+import handouts  # noqa: E402
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+SHOTS = ROOT / "dist" / "e2e"
+HANDOUTS = ROOT / "dist" / "handouts"
+FIXTURE = Path(__file__).resolve().parent / "widget_fixture.ipynb"
+USES_WIDGETS = re.compile(r"^\s*(import ipywidgets|from ipywidgets import)", re.MULTILINE)
+CONTROLS = (
+    ".widget-slider, .widget-dropdown, .widget-select, .widget-radio, .widget-toggle-buttons, .widget-text, "
+    ".widget-textarea, .widget-checkbox, .widget-toggle-button, .widget-button, .widget-play, .widget-colorpicker, "
+    ".widget-datepicker, .widget-combobox"
+)
+# The text of every cell's outputs, leaving out the widget controls themselves (a slider's readout
+# changes when it moves: that must not count as "the output changed").
+OUTPUTS_TEXT = f"""() => Array.from(document.querySelectorAll('.jp-Notebook .jp-Cell-outputArea')).map((area) => {{
+    const copy = area.cloneNode(true);
+    copy.querySelectorAll({json.dumps(CONTROLS)}).forEach((control) => control.remove());
+    return copy.textContent.replace(/\\s+/g, ' ').trim();
+}}).join('\\n')"""
+LAB_SETTINGS = {
+    # every cell in the page, so every output can be checked and appears in the screenshots
+    "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
+    # the notebook is a temporary copy anyway, but nothing should be written while the test runs
+    "@jupyterlab/docmanager-extension/plugin.jupyterlab-settings": {"autosave": False},
+    # no news or update checks: this machine has no network
+    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {"fetchNews": "false", "checkForUpdates": False},
+}
+
+
+def widget_lesson() -> Path:
+    """The lesson to drive: the first with ipywidgets (one about a calculator first), else the fixture."""
+    with_widgets = []
+    for path in handouts.lessons(ROOT):
+        nb = nbformat.read(path, as_version=4)
+        code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+        if USES_WIDGETS.search(code):
+            text = "\n".join(c.source for c in nb.cells).lower()
+            with_widgets.append(("calculator" not in text, path))
+    return min(with_widgets)[1] if with_widgets else FIXTURE
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def port_open(port: int) -> bool:
+    with socket.socket() as s:
+        s.settimeout(0.5)
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+def children_of(pid: int) -> list[int]:
+    """PIDs whose parent is `pid` (Linux /proc), e.g. the kernels JupyterLab started."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def shut_down_kernels(base: str, token: str) -> None:
+    """Ask the server to stop every kernel (what File → Shut Down does), before the server itself stops."""
+    headers = {"Authorization": f"token {token}"}
+    try:
+        with urllib.request.urlopen(urllib.request.Request(f"{base}/api/kernels", headers=headers), timeout=5) as r:
+            running = json.load(r)
+        for kernel in running:
+            request = urllib.request.Request(f"{base}/api/kernels/{kernel['id']}", headers=headers, method="DELETE")
+            urllib.request.urlopen(request, timeout=15).close()
+    except OSError:
+        pass  # the server is already gone: the PID checks below still run
+
+
+@pytest.fixture(scope="module")
+def target() -> Path:
+    path = widget_lesson()
+    print(f"\nwidget lesson under test: {path.relative_to(ROOT)}")
+    return path
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory: pytest.TempPathFactory, target: Path):
+    """JupyterLab on 127.0.0.1 with a token, serving a copy of the lesson; stopped by its PID at the end."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    home = tmp_path_factory.mktemp("lab")
+    root = home / "root"
+    (root / "notebooks").mkdir(parents=True)
+    shutil.copy(target, root / "notebooks" / target.name)  # lessons are never written to by the test
+    settings = home / "settings"
+    for name, values in LAB_SETTINGS.items():
+        file = settings / name
+        file.parent.mkdir(parents=True, exist_ok=True)
+        file.write_text(json.dumps(values))
+    port, token = free_port(), secrets.token_hex(16)
+    env = dict(
+        os.environ,
+        JUPYTERLAB_SETTINGS_DIR=str(settings),
+        JUPYTERLAB_WORKSPACES_DIR=str(home / "workspaces"),
+        JUPYTER_RUNTIME_DIR=str(home / "runtime"),
+        JUPYTER_CONFIG_DIR=str(home / "config"),
+        PYDEVD_DISABLE_FILE_VALIDATION="1",
+    )
+    command = [
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        "--no-browser",
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        f"--IdentityProvider.token={token}",
+        f"--ServerApp.root_dir={root}",
+        "--LabApp.news_url=None",
+        "--LabApp.extension_manager=readonly",
+    ]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        command.append("--allow-root")
+    log = open(SHOTS / "jupyterlab.log", "w")
+    proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    kernels: set[int] = set()
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            assert proc.poll() is None, f"JupyterLab exited with status {proc.returncode}: see {log.name}"
+            try:
+                with urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2) as answer:
+                    if answer.status == 200:
+                        break
+            except OSError:
+                pass
+            assert time.monotonic() < deadline, f"JupyterLab did not answer within 90 s: see {log.name}"
+            time.sleep(0.25)
+        yield {
+            "base": base,
+            "token": token,
+            "notebook": f"notebooks/{target.name}",
+            "kernels": kernels,
+            "pid": proc.pid,
+        }
+    finally:
+        kernels.update(children_of(proc.pid))
+        if proc.poll() is None:
+            shut_down_kernels(base, token)
+            os.kill(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.kill(proc.pid, signal.SIGKILL)
+                proc.wait(timeout=10)
+        log.close()
+        deadline = time.monotonic() + 10
+        while (port_open(port) or any(alive(k) for k in kernels)) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        left = [k for k in kernels if alive(k)]
+        for k in left:
+            os.kill(k, signal.SIGKILL)
+        assert not left, f"kernels {left} outlived JupyterLab"
+        assert not port_open(port), f"port {port} is still in use after JupyterLab stopped"
+
+
+@pytest.fixture(scope="module")
+def browser_context(tmp_path_factory: pytest.TempPathFactory):
+    """Debian's chromium, headless, with a fresh profile; no chromium process is left when it closes."""
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    with sync_playwright() as p:
+        context = p.chromium.launch_persistent_context(
+            str(profile),
+            executable_path=CHROMIUM,
+            args=list(handouts.CHROMIUM_ARGS),
+            viewport={"width": 1280, "height": 900},
+        )
+        try:
+            yield context
+        finally:
+            context.close()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        left = [
+            cmd.parent.name
+            for cmd in Path("/proc").glob("[0-9]*/cmdline")
+            if _read(cmd).find(str(profile)) >= 0 and alive(int(cmd.parent.name))
+        ]
+        if not left:
+            break
+        time.sleep(0.2)
+    assert not left, f"chromium processes {left} outlived the test"
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+KERNEL_STATUS = """() => {
+    const item = Array.from(document.querySelectorAll('#jp-main-statusbar .jp-StatusBar-TextItem'))
+        .find((el) => (el.getAttribute('title') || '').startsWith('Change kernel'));
+    return item ? item.textContent.split('|').pop().trim() : '';
+}"""
+RUNNING_CELLS = """() => Array.from(document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputPrompt'))
+    .some((prompt) => prompt.textContent.includes('*'))"""
+
+
+def accept_kernel_dialog(page: Page) -> None:
+    """A slow start can make JupyterLab ask which kernel to use: take the one it proposes (the notebook's)."""
+    dialog = page.locator(".jp-Dialog", has_text="Select Kernel")
+    if dialog.count():
+        dialog.locator("button.jp-mod-accept").click()
+
+
+def wait_until_idle(page: Page, timeout_s: float = 180) -> None:
+    """Wait until the kernel says Idle in the status bar and no cell is queued or running ([*])."""
+    deadline = time.monotonic() + timeout_s
+    status = ""
+    while time.monotonic() < deadline:
+        accept_kernel_dialog(page)
+        status = page.evaluate(KERNEL_STATUS)
+        if status == "Idle" and not page.evaluate(RUNNING_CELLS):
+            return
+        time.sleep(0.25)
+    raise AssertionError(f"the notebook was not idle after {timeout_s:.0f} s (kernel status: {status!r})")
+
+
+@pytest.fixture(scope="module")
+def ran(lab, browser_context) -> Page:
+    """The widget lesson open in JupyterLab, after Run → Run All Cells has finished."""
+    page = browser_context.new_page()
+    page.goto(f"{lab['base']}/lab/tree/{lab['notebook']}?token={lab['token']}")
+    page.wait_for_selector(".jp-Notebook .jp-CodeCell", timeout=60_000)
+    wait_until_idle(page)  # the kernel has started and connected
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
+    page.locator("li.lm-Menu-item[data-command='runmenu:run-all']").click()
+    page.wait_for_timeout(1000)
+    wait_until_idle(page)
+    lab["kernels"].update(children_of(lab["pid"]))
+    page.screenshot(path=str(SHOTS / "lab_run_all.png"), full_page=True)
+    return page
+
+
+def test_every_cell_ran_without_an_error(ran: Page):
+    cells = ran.locator(".jp-Notebook .jp-CodeCell")
+    prompts = [p.strip() for p in ran.locator(".jp-Notebook .jp-CodeCell .jp-InputPrompt").all_text_contents()]
+    assert cells.count() >= 1
+    numbered = [p for p in prompts if re.fullmatch(r"\[\d+\]:", p)]
+    assert len(numbered) == cells.count(), f"cells without an execution count: {prompts}"
+    errors = ran.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
+    shown = [t[:300] for t in errors.all_text_contents()]
+    assert not shown, f"cells wrote errors or warnings: {shown}"
+    assert ran.locator(".jp-Dialog").count() == 0, "JupyterLab shows a dialog (kernel or file problem)"
+
+
+def _change(page: Page, control, kind: str) -> str:
+    """Move a slider with the keyboard or pick another dropdown option; return what was done."""
+    if kind == "dropdown":
+        index, count = control.evaluate("(s) => [s.selectedIndex, s.options.length]")
+        if count < 2:
+            return ""
+        control.select_option(index=(index + 1) % count)
+        return f"dropdown option {index} -> {(index + 1) % count}"
+    now, top = (float(control.get_attribute(a) or 0) for a in ("aria-valuenow", "aria-valuemax"))
+    key = "ArrowLeft" if now >= top else "ArrowRight"
+    control.focus()
+    for _ in range(3):
+        control.press(key)
+    return f"slider {now:g} -> {control.get_attribute('aria-valuenow')} ({key} x3)"
+
+
+def test_changing_a_widget_changes_its_output(ran: Page):
+    outputs = ran.locator(".jp-Notebook .jp-Cell-outputArea")
+    dropdowns = outputs.locator(".widget-dropdown select")
+    sliders = outputs.locator(".widget-slider .noUi-handle")
+    controls = [(dropdowns.nth(i), "dropdown") for i in range(dropdowns.count())]
+    controls += [(sliders.nth(i), "slider") for i in range(sliders.count())]
+    assert controls, "the widget lesson shows no slider or dropdown"
+    ran.screenshot(path=str(SHOTS / "widget_before.png"), full_page=True)
+    changed, tried = [], []
+    for number, (control, kind) in enumerate(controls[:6]):
+        control.scroll_into_view_if_needed()
+        before = ran.evaluate(OUTPUTS_TEXT)
+        done = _change(ran, control, kind)
+        if not done:
+            continue
+        deadline = time.monotonic() + 15
+        after = before
+        while after == before and time.monotonic() < deadline:
+            ran.wait_for_timeout(200)
+            after = ran.evaluate(OUTPUTS_TEXT)
+        tried.append(done)
+        if after != before:
+            changed.append(done)
+            ran.screenshot(path=str(SHOTS / f"widget_after_{number}_{kind}.png"), full_page=True)
+    wait_until_idle(ran)
+    errors = ran.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']").all_text_contents()
+    assert not errors, f"changing a widget raised: {[e[:300] for e in errors]}"
+    print(f"\nchanged the output: {changed}; tried: {tried}")
+    assert changed, f"no widget change altered the output text (tried: {tried})"
+
+
+# --- the handouts that `make handouts` wrote -------------------------------------------------------
+
+HANDOUT_FILES = sorted(HANDOUTS.glob("[0-9][0-9]_*.html"))
+
+CHECK_PAGE = """() => {
+    const images = Array.from(document.querySelectorAll('.jp-OutputArea-output img, .handout-widget img'));
+    const maths = Array.from(document.querySelectorAll('math'));
+    return {
+        images: images.map((img) => ({complete: img.complete, width: img.naturalWidth,
+                                      shown: img.getBoundingClientRect().height})),
+        maths: maths.map((m) => m.getBoundingClientRect().width),
+        widgets: Array.from(document.querySelectorAll('.handout-widget')).map((w) => w.textContent.trim()),
+        banner: (document.querySelector('.handout-banner') || {textContent: ''}).textContent,
+    };
+}"""
+
+
+def open_offline(context, path: Path) -> tuple[Page, list[str]]:
+    """Open a local file with every network request refused, and record what it asked for."""
+    asked: list[str] = []
+    page = context.new_page()
+    page.route(re.compile(r"^(https?|wss?|ftp)://"), lambda route: (asked.append(route.request.url), route.abort()))
+    page.goto(path.resolve().as_uri(), wait_until="load")
+    return page, asked
+
+
+def test_handouts_were_built_for_every_lesson():
+    names = {p.stem for p in HANDOUT_FILES}
+    assert names == {p.stem for p in handouts.lessons(ROOT)}, "run `make handouts` first (make e2e does)"
+    assert (HANDOUTS / "index.html").is_file()
+
+
+@pytest.mark.parametrize("path", HANDOUT_FILES, ids=lambda p: p.name)
+def test_handout_is_offline_and_its_plots_are_visible(browser_context, path: Path):
+    page, asked = open_offline(browser_context, path)
+    try:
+        found = page.evaluate(CHECK_PAGE)
+        assert not asked, f"{path.name} asked the network for {asked}"
+        assert "outputs" in found["banner"], "the banner says where the outputs came from"
+        for image in found["images"]:
+            assert image["complete"] and image["width"] > 0 and image["shown"] > 50, f"a plot is not visible: {image}"
+        assert all(width > 0 for width in found["maths"]), "a formula has no width"
+        assert all(w for w in found["widgets"]), "a widget snapshot is empty"
+        plots = page.locator(".jp-OutputArea-output img")
+        if plots.count():
+            plots.first.scroll_into_view_if_needed()
+            page.screenshot(path=str(SHOTS / f"handout_{path.stem}_plot.png"))
+        else:
+            page.screenshot(path=str(SHOTS / f"handout_{path.stem}.png"))
+    finally:
+        page.close()
+
+
+def test_some_handout_has_a_plot(browser_context):
+    counts = []
+    for path in HANDOUT_FILES:
+        page, _ = open_offline(browser_context, path)
+        counts.append(page.locator(".jp-OutputArea-output img").count())
+        page.close()
+    assert sum(counts) >= 1, "no handout shows a plot: lessons 02 and 03 both draw one"
+
+
+def test_widget_snapshot_and_math_render_offline(browser_context, tmp_path: Path):
+    """A notebook with a widget and TeX, run and turned into a handout: both must be readable."""
+    nb = nbformat.read(FIXTURE, as_version=4)
+    nb.cells.append(
+        nbformat.v4.new_markdown_cell(r"Weights: $n \times 2$ bytes, and $$\frac{16\,\text{GiB}}{2^{30}}$$")
+    )
+    handouts.execute(nb, FIXTURE, "fixture", handouts.Progress(), timeout=120)
+    assert handouts.staticize_widgets(nb) == 1
+    page_html, formulas = handouts.to_html(nb, "Widget fixture", "outputs from a test run")
+    assert formulas == 2 and handouts.remote_references(page_html) == []
+    target = tmp_path / "fixture.html"
+    target.write_text(page_html, "utf-8")
+    page, asked = open_offline(browser_context, target)
+    try:
+        found = page.evaluate(CHECK_PAGE)
+        assert not asked
+        assert len(found["maths"]) == 2 and min(found["maths"]) > 5
+        (snapshot,) = found["widgets"]
+        assert "Batch size" in snapshot and "8 x 1,000,000 values x 2 bytes = 16,000,000 bytes" in snapshot
+        assert "in GB (10^9 bytes): 0.0160" in snapshot
+        page.screenshot(path=str(SHOTS / "handout_widget_and_math.png"), full_page=True)
+    finally:
+        page.close()
+
+
+def test_course_pdf_has_a_cover_and_every_lesson():
+    from pypdf import PdfReader
+
+    reader = PdfReader(str(HANDOUTS / handouts.PDF_NAME))
+    lessons = handouts.lessons(ROOT)
+    assert len(reader.pages) >= len(lessons) + 1
+    cover = reader.pages[0].extract_text()
+    assert "Where and when these outputs were made" in cover and "Generated" in cover
+    titles = [item.title for item in reader.outline if not isinstance(item, list)]
+    for path in lessons:
+        assert handouts.lesson_title(nbformat.read(path, as_version=4), path.stem) in titles
