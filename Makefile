@@ -46,3 +46,10 @@ badges: $(STAMP)  ## rewrite Colab badges and install lines from lessonkit/cours
 
 clean:  ## remove .venv and build leftovers
 	rm -rf $(VENV) dist build *.egg-info
+
+# GPU check (benchmarks/gpu_check.py). It needs no network, so it does not depend on $(STAMP): it uses
+# .venv when there is one and otherwise the python on PATH (a GPU image with torch already installed).
+GPU_PY := $(if $(wildcard $(BIN)/python),$(BIN)/python,$(PYTHON))
+.PHONY: gpu-check
+gpu-check:  ## on a CUDA GPU: run every notebook, timer fidelity and matmul TFLOP/s, report in reports/ (GPU_CHECK_ARGS="--record")
+	$(GPU_PY) benchmarks/gpu_check.py $(GPU_CHECK_ARGS)
