@@ -130,9 +130,9 @@ def _set_tf32(allow: bool) -> tuple[bool, bool]:
 
 def matmul_rate(precision: str, n: int, device: torch.device, repeats: int = 10) -> dict[str, Any]:
     """Median time and TFLOP/s of an n x n matmul in one precision ('tf32': fp32 inputs, TF32 allowed)."""
-    gen = torch.Generator().manual_seed(0)
-    a = torch.randn(n, n, generator=gen).to(device=device, dtype=DTYPES[precision])
-    b = torch.randn(n, n, generator=gen).to(device=device, dtype=DTYPES[precision])
+    torch.manual_seed(0)  # random numbers made on the device itself: an 8192 x 8192 matrix is slow to make on a CPU
+    a = torch.randn(n, n, device=device).to(DTYPES[precision])
+    b = torch.randn(n, n, device=device).to(DTYPES[precision])
     old = _set_tf32(precision == "tf32")
     try:
         m = benchmark(lambda: a @ b, device=device, warmup=3, repeats=repeats, label=f"{precision} {n}x{n}")

@@ -72,14 +72,11 @@ def _do_bench() -> Callable[..., float] | None:
 
 
 def _operands(op: str, size: int, device: torch.device) -> Callable[[], Any]:
-    gen = torch.Generator().manual_seed(0)
-    if op == "matmul":
-        a = torch.randn(size, size, generator=gen).to(device)
-        b = torch.randn(size, size, generator=gen).to(device)
-        return lambda: a @ b
-    x = torch.randn(size, generator=gen).to(device)
-    y = torch.randn(size, generator=gen).to(device)
-    return lambda: x + y
+    torch.manual_seed(0)
+    shape = (size, size) if op == "matmul" else (size,)
+    a = torch.randn(*shape, device=device)
+    b = torch.randn(*shape, device=device)
+    return (lambda: a @ b) if op == "matmul" else (lambda: a + b)
 
 
 def _round_budget(estimate_s: float) -> tuple[int, int, float]:
