@@ -77,3 +77,10 @@ handouts: $(E2E_STAMP) chromium  ## run every lesson here, write dist/handouts/N
 
 e2e: handouts  ## real-browser test: JupyterLab + chromium run a widget lesson, then check the handouts
 	CHROMIUM="$(CHROMIUM)" $(BIN)/python -m pytest tests/e2e/lab_e2e.py -v
+
+# GPU check (benchmarks/gpu_check.py). It needs no network, so it does not depend on $(STAMP): it uses
+# .venv when there is one and otherwise the python on PATH (a GPU image with torch already installed).
+GPU_PY := $(if $(wildcard $(BIN)/python),$(BIN)/python,$(PYTHON))
+.PHONY: gpu-check
+gpu-check:  ## on a CUDA GPU: run every notebook, timer fidelity and matmul TFLOP/s, report in reports/ (GPU_CHECK_ARGS="--record")
+	$(GPU_PY) benchmarks/gpu_check.py $(GPU_CHECK_ARGS)

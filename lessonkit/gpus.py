@@ -1,19 +1,33 @@
-"""A small catalog of common GPUs (memory as sold and as nvidia-smi shows it), each number sourced (lesson 03)."""
+"""A small catalog of common GPUs: memory, bandwidth, dense peaks, Tensor Cores, all sourced (lessons 03, 05)."""
 
 from __future__ import annotations
 
 import json
+import platform
+import shutil
+import subprocess
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 
+from lessonkit._checks import check_choice
+
 MIB = 2**20
 GIB = 2**30
+# The precisions a catalog entry can give a peak for: "fp32" on the ordinary cores, the rest on Tensor Cores.
+PRECISIONS = ("fp32", "tf32", "fp16", "bf16")
+TENSOR_PRECISIONS = ("tf32", "fp16", "bf16")
+KINDS = ("cuda", "mps")
 
 
 @dataclass(frozen=True)
 class GpuSpec:
-    """One GPU model from `lessonkit/data/gpus.json`; `sources` maps each field to where it came from (lesson 03)."""
+    """One GPU model from `lessonkit/data/gpus.json`; `sources` maps each field to where it came from (lessons 03, 05).
+
+    `bandwidth_gb_s` is the advertised memory bandwidth in GB/s (10**9 bytes per second). `peak_tflops` holds
+    dense peaks (never the "with sparsity" figures) for the precisions in PRECISIONS that have a published figure.
+    `tensor_cores` says whether the Tensor Cores take "tf32", "fp16" and "bf16". `kind` is "cuda" or "mps".
+    """
 
     key: str
     name: str
@@ -25,6 +39,10 @@ class GpuSpec:
     memory_mib_smi: int | None
     sources: dict[str, str] = field(default_factory=dict, compare=False)
     notes: str | None = None
+    bandwidth_gb_s: float | None = None
+    peak_tflops: dict[str, float] = field(default_factory=dict, compare=False)
+    tensor_cores: dict[str, bool] = field(default_factory=dict, compare=False)
+    kind: str = "cuda"
 
     @property
     def usable_bytes(self) -> int:
@@ -34,37 +52,111 @@ class GpuSpec:
         # An approximation: memory chips come in powers of two, so a "24 GB" card carries about 24 GiB.
         return round(self.memory_gb_sold * GIB)
 
+    def peak(self, precision: str) -> float | None:
+        """Dense peak TFLOP/s for 'fp32', 'tf32', 'fp16' or 'bf16'; None when no figure is published (lesson 05)."""
+        check_choice("precision", precision, PRECISIONS)
+        return self.peak_tflops.get(precision)
 
-@lru_cache(maxsize=1)
-def catalog() -> tuple[GpuSpec, ...]:
-    """Every GPU in the catalog, in the order of the data file (lesson 03)."""
-    text = resources.files("lessonkit").joinpath("data/gpus.json").read_text("utf-8")
-    entries = json.loads(text)["gpus"]
-    return tuple(
-        GpuSpec(
-            key=e["key"],
-            name=e["name"],
-            torch_names=tuple(e.get("torch_names", ())),
-            architecture=e["architecture"],
-            compute_capability=e.get("compute_capability"),
-            memory_gb_sold=e["memory_gb_sold"],
-            memory_type=e.get("memory_type"),
-            memory_mib_smi=e.get("memory_mib_smi"),
-            sources=dict(e.get("sources", {})),
-            notes=e.get("notes"),
-        )
-        for e in entries
+    def has_tensor_cores(self, precision: str) -> bool:
+        """Whether a matmul in this precision can run on the Tensor Cores ('fp32' never does) (lesson 05)."""
+        check_choice("precision", precision, PRECISIONS)
+        return bool(self.tensor_cores.get(precision, False))
+
+    def ridge_point(self, precision: str) -> float | None:
+        """FLOP per byte at which the compute roof meets the memory roof: peak / bandwidth (lesson 05)."""
+        peak = self.peak(precision)
+        if peak is None or not self.bandwidth_gb_s:
+            return None
+        return peak * 1e12 / (self.bandwidth_gb_s * 1e9)
+
+
+def _spec(e: dict) -> GpuSpec:
+    peaks = {str(k): float(v) for k, v in (e.get("peak_tflops") or {}).items()}
+    tensor = {str(k): bool(v) for k, v in (e.get("tensor_cores") or {}).items()}
+    unknown = (set(peaks) - set(PRECISIONS)) | (set(tensor) - set(TENSOR_PRECISIONS))
+    if unknown or e.get("kind", "cuda") not in KINDS:
+        raise ValueError(f"gpus.json entry {e.get('key')!r} has an unknown precision or kind: {sorted(unknown)}")
+    bandwidth = e.get("bandwidth_gb_s")
+    return GpuSpec(
+        key=e["key"],
+        name=e["name"],
+        torch_names=tuple(e.get("torch_names", ())),
+        architecture=e["architecture"],
+        compute_capability=e.get("compute_capability"),
+        memory_gb_sold=e["memory_gb_sold"],
+        memory_type=e.get("memory_type"),
+        memory_mib_smi=e.get("memory_mib_smi"),
+        sources=dict(e.get("sources", {})),
+        notes=e.get("notes"),
+        bandwidth_gb_s=None if bandwidth is None else float(bandwidth),
+        peak_tflops=peaks,
+        tensor_cores=tensor,
+        kind=e.get("kind", "cuda"),
     )
 
 
+@lru_cache(maxsize=1)
+def _all() -> tuple[GpuSpec, ...]:
+    text = resources.files("lessonkit").joinpath("data/gpus.json").read_text("utf-8")
+    return tuple(_spec(e) for e in json.loads(text)["gpus"])
+
+
+def catalog(kind: str | None = "cuda") -> tuple[GpuSpec, ...]:
+    """The NVIDIA GPUs in the catalog in file order; kind='mps' gives the Apple chips, None all (lessons 03, 05)."""
+    if kind is not None:
+        check_choice("kind", kind, KINDS)
+    return tuple(g for g in _all() if kind is None or g.kind == kind)
+
+
 def find_gpu(name: str) -> GpuSpec:
-    """Look a GPU up by catalog key ('T4'), name ('NVIDIA T4') or the name torch reports ('Tesla T4') (lesson 03)."""
+    """Find a GPU by key ('T4'), name ('NVIDIA T4'), torch's name ('Tesla T4') or Mac chip ('Apple M2') (lesson 03)."""
     if not isinstance(name, str):
         raise TypeError(f"name must be a string such as 'T4' or 'Tesla T4', got {type(name).__name__} {name!r}")
     wanted = name.strip().casefold()
-    for gpu in catalog():
+    for gpu in _all():
         names = (gpu.key, gpu.name, *gpu.torch_names)
         if wanted in (n.casefold() for n in names):
             return gpu
-    known = ", ".join(g.key for g in catalog())
+    known = ", ".join(g.key for g in _all())
     raise ValueError(f"name {name!r} is not in the GPU catalog; known keys: {known}")
+
+
+def apple_chip_name() -> str | None:
+    """The Mac's chip as `sysctl -n machdep.cpu.brand_string` prints it ('Apple M2'), else None (lesson 05)."""
+    if platform.system() != "Darwin" or shutil.which("sysctl") is None:
+        return None
+    try:
+        done = subprocess.run(
+            ["sysctl", "-n", "machdep.cpu.brand_string"], capture_output=True, text=True, timeout=5, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    name = done.stdout.strip()
+    return name if done.returncode == 0 and name else None
+
+
+def device_name(device: object = None) -> str | None:
+    """The name to look up in the catalog for a CUDA or MPS device; None for the CPU or when unknown (lesson 05)."""
+    # Imported here so that looking numbers up in the catalog never needs torch.
+    from lessonkit.device import _cuda_available, _mps_available, as_device
+
+    dev = as_device(device)
+    if dev.type == "cuda" and _cuda_available():
+        import torch
+
+        index = dev.index if dev.index is not None else torch.cuda.current_device()
+        return str(torch.cuda.get_device_name(index))
+    if dev.type == "mps" and _mps_available():
+        return apple_chip_name()
+    return None
+
+
+def spec_for_device(device: object = None) -> GpuSpec | None:
+    """The catalog entry of a CUDA or MPS device (default: the best here); None: a CPU or unlisted GPU (lesson 05)."""
+    name = device_name(device)
+    if name is None:
+        return None
+    try:
+        return find_gpu(name)
+    except ValueError:
+        return None

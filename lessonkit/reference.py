@@ -1,4 +1,4 @@
-"""Timings recorded on real GPUs, shown (and labelled) when the learner has no GPU (lesson 02)."""
+"""Timings recorded on real GPUs, shown (and labelled) when the learner has no GPU (lessons 02, 05)."""
 
 from __future__ import annotations
 
@@ -22,6 +22,16 @@ def single_runs() -> list[dict[str, Any]]:
 def sweeps() -> list[dict[str, Any]]:
     """Recorded matmul size sweeps on GPUs: device, sizes and median seconds (lesson 02)."""
     return [dict(sweep) for sweep in _load()["sweeps"]]
+
+
+def gpu_checks() -> list[dict[str, Any]]:
+    """Headline figures of recorded `make gpu-check` runs, one per GPU model, each naming its report (lesson 05).
+
+    Each record has "gpu", "recorded" (date), "torch", "driver", "report" (the reports/ file it came from),
+    "matmul" ({precision: {"n", "tflops", "peak_tflops", "pct_of_peak"}}), "copy_gb_s", "bandwidth_gb_s"
+    (the catalog figure) and "h2d_gb_s" ({"pageable", "pinned"}); a figure the run could not measure is absent.
+    """
+    return [dict(record) for record in _load().get("gpu_checks", [])]
 
 
 @lru_cache(maxsize=1)

@@ -14,10 +14,18 @@ import torch
 from lessonkit._checks import check_number
 from lessonkit.device import as_device, synchronize
 
-# A timed sample shorter than this is dominated by timer and launch overhead, so tiny
-# operations are repeated inside one sample until it lasts at least this long.
-MIN_SAMPLE_S = 1e-3
+# A timed sample shorter than this is dominated by timer and launch overhead, so tiny operations are
+# repeated inside one sample until it lasts at least this long. 10 ms also matches the blocks that
+# torch.utils.benchmark times (it grows them until the clock costs under 0.01% of one): on a machine
+# shared with other programs, 1 ms samples dodge the moments this program waits for a core while 10 ms
+# samples include them, and the two timers then disagree by up to 2x (benchmarks/timer_fidelity.py).
+MIN_SAMPLE_S = 10e-3
 MAX_NUMBER = 10_000
+# The clock reads and synchronizations around a sample may cost at most this share of it; on a GPU,
+# where a synchronize costs microseconds, samples can grow beyond MIN_SAMPLE_S.
+MAX_OVERHEAD = 1e-3
+# How often benchmark() re-times a trial block while it chooses `number` (these runs also warm up).
+CALIBRATION_ROUNDS = 3
 
 
 def format_seconds(seconds: float) -> str:
@@ -84,7 +92,12 @@ def benchmark(
     number: int | None = None,
     label: str = "",
 ) -> Measurement:
-    """Time `fn()` properly: cold first call, `warmup` untimed runs, then `repeats` synchronized samples (lesson 02)."""
+    """Time `fn()` properly: cold first call, `warmup` untimed runs, then `repeats` synchronized samples (lesson 02).
+
+    With `number=None` it picks how many calls each sample holds (see `_choose_number`); the trial blocks it
+    times for that are extra, untimed warm-up. Threads: it runs `fn` with torch's current thread count, the
+    same one `benchmarks/timer_fidelity.py` hands to torch.utils.benchmark.Timer when comparing the two.
+    """
     if not callable(fn):
         raise TypeError(f"fn must be a callable taking no arguments, got {type(fn).__name__} {fn!r}")
     dev = as_device(device)
@@ -96,13 +109,42 @@ def benchmark(
         raise TypeError(f"label must be a string, got {type(label).__name__} {label!r}")
 
     first_call = _timed_once(fn, dev)
-    estimate = first_call
-    for _ in range(warmup):
-        estimate = _timed_once(fn, dev)
+    warm = [_timed_once(fn, dev) for _ in range(warmup)]
     if number is None:
-        number = min(MAX_NUMBER, max(1, math.ceil(MIN_SAMPLE_S / max(estimate, 1e-9))))
+        number = _choose_number(fn, dev, min(warm, default=first_call))
     samples = tuple(_timed_once(fn, dev, number) for _ in range(repeats))
     return Measurement(samples, first_call, str(dev), number, label)
+
+
+def _choose_number(fn: Callable[[], Any], device: torch.device, estimate: float) -> int:
+    """Calls per sample so that a sample lasts MIN_SAMPLE_S and the timing overhead stays under MAX_OVERHEAD.
+
+    One call timed alone overstates a tiny operation (the clock and the synchronizations are included), so
+    the estimate is refined on trial blocks of the chosen size, keeping the fastest of each pair to ignore
+    the odd interruption. The trial blocks double as warm-up, as in torch.utils.benchmark.
+    """
+    overhead = min(_timed_once(_nothing, device) for _ in range(5))
+    target = max(MIN_SAMPLE_S, overhead / MAX_OVERHEAD)
+    per_call = max(estimate, 1e-9)
+    number = 1
+    for _ in range(CALIBRATION_ROUNDS):
+        wanted = _calls_to_fill(target, per_call)
+        if wanted == number and number > 1:
+            break
+        number = wanted
+        if number == 1:
+            break
+        per_call = max(min(_timed_once(fn, device, number) for _ in range(2)), 1e-9)
+    return _calls_to_fill(target, per_call) if number > 1 else 1
+
+
+def _calls_to_fill(target: float, per_call: float) -> int:
+    # (the tiny tolerance keeps 0.01 / 0.0001 at 100 despite floating-point rounding)
+    return min(MAX_NUMBER, max(1, math.ceil(target / per_call - 1e-6)))
+
+
+def _nothing() -> None:
+    return None
 
 
 def naive_time(fn: Callable[[], Any]) -> float:
@@ -127,6 +169,13 @@ def tflops(flops: float, seconds: float) -> float:
     f = check_number("flops", flops)
     s = check_number("seconds", seconds, positive=True)
     return f / s / 1e12
+
+
+def gb_per_s(nbytes: float, seconds: float) -> float:
+    """Achieved memory or transfer bandwidth in GB/s (10^9 bytes per second) (lesson 05)."""
+    b = check_number("nbytes", nbytes)
+    s = check_number("seconds", seconds, positive=True)
+    return b / s / 1e9
 
 
 def speedup(slow: Measurement | float, fast: Measurement | float) -> float:

@@ -12,6 +12,7 @@ from lessonkit.timing import (
     Measurement,
     benchmark,
     format_seconds,
+    gb_per_s,
     matmul_flops,
     naive_time,
     speedup,
@@ -36,9 +37,9 @@ def test_benchmark_synchronizes_around_every_timed_run(monkeypatch):
 
 
 def test_benchmark_measures_the_work(cpu_only):
-    m = benchmark(lambda: time.sleep(0.004), warmup=1, repeats=3)
-    assert m.number == 1  # long enough that one call is one sample
-    assert 0.004 <= m.median < 0.1
+    m = benchmark(lambda: time.sleep(0.012), warmup=1, repeats=3)
+    assert m.number == 1  # longer than MIN_SAMPLE_S, so one call is one sample
+    assert 0.012 <= m.median < 0.2
 
 
 def test_benchmark_repeats_tiny_ops_inside_one_sample(cpu_only):
@@ -115,6 +116,15 @@ def test_tflops():
         tflops(math.inf, 1)
 
 
+def test_gb_per_s():
+    assert gb_per_s(2e9, 0.5) == 4.0
+    assert gb_per_s(3 * 4 * 2**20, 1e-3) == pytest.approx(12.58, abs=0.01)  # a 1 Mi-element fp32 add moves 12 MiB
+    with pytest.raises(ValueError, match="seconds must be greater than 0"):
+        gb_per_s(1e9, 0)
+    with pytest.raises(TypeError, match="nbytes must be a number"):
+        gb_per_s("1 GB", 1.0)
+
+
 def test_speedup():
     assert speedup(1.97, 0.088) == pytest.approx(22.4, abs=0.05)
     slow = Measurement((2.0, 2.0, 2.0), 2.0, "cpu")
@@ -137,3 +147,59 @@ def test_format_seconds(seconds, text):
 def test_format_seconds_rejects_negative():
     with pytest.raises(ValueError, match="seconds must be 0 or more"):
         format_seconds(-1)
+
+
+# --- how benchmark() chooses `number` (a fake clock makes these exact) ----------------------------
+
+
+@pytest.fixture
+def fake_clock(monkeypatch):
+    """A clock that only moves when told to; synchronize costs `sync_cost` seconds of it."""
+    clock = {"now": 0.0, "sync_cost": 0.0}
+    monkeypatch.setattr(timing.time, "perf_counter", lambda: clock["now"])
+
+    def fake_sync(device):
+        clock["now"] += clock["sync_cost"]
+
+    monkeypatch.setattr(timing, "synchronize", fake_sync)
+
+    def work(seconds: float):
+        def fn():
+            clock["now"] += seconds
+
+        return fn
+
+    clock["work"] = work
+    return clock
+
+
+def test_tiny_ops_fill_a_sample_of_min_sample_s(fake_clock):
+    m = benchmark(fake_clock["work"](1e-4), device="cpu", warmup=2, repeats=4)
+    assert m.number == round(timing.MIN_SAMPLE_S / 1e-4)  # 100 calls of 0.1 ms fill 10 ms
+    assert m.samples == pytest.approx((1e-4,) * 4)
+    assert m.median * m.number >= timing.MIN_SAMPLE_S * 0.999
+
+
+def test_samples_grow_until_synchronize_overhead_is_negligible(fake_clock):
+    fake_clock["sync_cost"] = 2e-5  # a GPU synchronize costs microseconds
+    m = benchmark(fake_clock["work"](1e-5), device="cpu", warmup=2, repeats=3)
+    sample = m.number * 1e-5
+    assert sample >= 2e-5 / timing.MAX_OVERHEAD * 0.99  # 20 ms > MIN_SAMPLE_S: overhead decides
+    assert 2e-5 / (sample + 2e-5) <= timing.MAX_OVERHEAD * 1.01
+    # the per-call figure includes the one synchronize each sample pays, spread over many calls
+    assert m.median == pytest.approx(1e-5, rel=timing.MAX_OVERHEAD * 1.5)
+
+
+def test_a_slow_warmup_call_does_not_shrink_the_samples(fake_clock):
+    durations = iter([0.5, 0.5] + [1e-4] * 10_000)  # cold first call and one slow warm-up, then steady
+
+    def fn():
+        fake_clock["now"] += next(durations)
+
+    m = benchmark(fn, device="cpu", warmup=3, repeats=3)
+    assert m.first_call == 0.5 and m.number == 100
+
+
+def test_number_is_capped_for_empty_functions(fake_clock):
+    m = benchmark(fake_clock["work"](0.0), device="cpu", warmup=1, repeats=2)
+    assert m.number == timing.MAX_NUMBER

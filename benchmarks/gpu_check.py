@@ -1,0 +1,493 @@
+"""One command on a CUDA machine: run the course's GPU checks and write a report under reports/ (make gpu-check).
+
+    python benchmarks/gpu_check.py                     # every section, report in reports/
+    python benchmarks/gpu_check.py --record            # ... and copy its headline figures into lessonkit/data
+    python benchmarks/gpu_check.py --sections env,matmul,bandwidth
+    python benchmarks/gpu_check.py --list              # what each section does
+    python benchmarks/gpu_check.py --allow-cpu --sections env,matmul   # tiny sizes on the CPU: tests the script only
+
+Sections run one after another, each isolated: one that fails is recorded in the report with its error and
+the others still run. Without a CUDA GPU the script says so and exits 0. Needs no network. Planned to finish in
+under 8 minutes on one modern GPU.
+
+To add a section (another issue's check, for example a VRAM estimate), write a function that takes the
+Context and returns a JSON-serialisable dict, and register it:
+
+    @section("vram", "compare lessonkit.vram's estimate with torch.cuda.max_memory_allocated()")
+    def check_vram(ctx: Context) -> dict: ...
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import platform
+import re
+import subprocess
+import sys
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from lessonkit.device import describe_device, nvidia_smi, synchronize  # noqa: E402
+from lessonkit.gpus import PRECISIONS, GpuSpec, find_gpu  # noqa: E402
+from lessonkit.timing import benchmark, format_seconds, gb_per_s, matmul_flops, tflops  # noqa: E402
+
+REPORTS = ROOT / "reports"
+DATA = ROOT / "lessonkit/data/reference_results.json"
+DTYPES = {"fp32": torch.float32, "tf32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
+NOTEBOOK_TIMEOUT_S = 330
+MiB = 2**20
+
+
+@dataclass
+class Context:
+    """What every section gets: the device, whether this is a CPU smoke run, and where to log."""
+
+    device: torch.device
+    smoke: bool = False
+    root: Path = ROOT
+    spec: GpuSpec | None = None
+    log: Callable[[str], None] = field(default=lambda line: print(line, flush=True))
+
+    def size(self, gpu: int, smoke: int) -> int:
+        """The problem size for a real run, or the tiny one for a smoke run on the CPU."""
+        return smoke if self.smoke else gpu
+
+    @property
+    def repeats(self) -> int:
+        """Samples per measurement: 10 on a GPU, 3 in a smoke run (it only checks that the script works)."""
+        return 3 if self.smoke else 10
+
+
+@dataclass
+class Section:
+    name: str
+    about: str
+    run: Callable[[Context], dict[str, Any]]
+
+
+SECTIONS: dict[str, Section] = {}
+
+
+def section(name: str, about: str) -> Callable[[Callable[[Context], dict[str, Any]]], Callable[[Context], dict]]:
+    """Register a check under `name`; sections run in the order they were registered."""
+
+    def register(fn: Callable[[Context], dict[str, Any]]) -> Callable[[Context], dict[str, Any]]:
+        SECTIONS[name] = Section(name, about, fn)
+        return fn
+
+    return register
+
+
+# --- sections ----------------------------------------------------------------------------------
+
+
+@section("env", "GPU name, driver, CUDA, torch and the catalog entry the GPU matches")
+def check_env(ctx: Context) -> dict[str, Any]:
+    info = describe_device(ctx.device)
+    smi = nvidia_smi()
+    return {
+        "gpu": info.name,
+        "kind": info.kind,
+        "driver": info.driver_version,
+        "cuda": info.cuda_version,
+        "cudnn": torch.backends.cudnn.version() if ctx.device.type == "cuda" else None,
+        "torch": torch.__version__,
+        "python": platform.python_version(),
+        "compute_capability": None if info.compute_capability is None else "{}.{}".format(*info.compute_capability),
+        "total_memory_bytes": info.total_memory,
+        "nvidia_smi": str(smi) if smi else smi.reason,
+        "catalog_key": None if ctx.spec is None else ctx.spec.key,
+        "triton": _triton_version(),
+    }
+
+
+def _triton_version() -> str | None:
+    try:
+        import triton
+    except Exception:
+        return None
+    return getattr(triton, "__version__", "unknown")
+
+
+def _set_tf32(allow: bool) -> tuple[bool, bool]:
+    old = (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32)
+    torch.backends.cuda.matmul.allow_tf32 = allow
+    torch.backends.cudnn.allow_tf32 = allow
+    return old
+
+
+def matmul_rate(precision: str, n: int, device: torch.device, repeats: int = 10) -> dict[str, Any]:
+    """Median time and TFLOP/s of an n x n matmul in one precision ('tf32': fp32 inputs, TF32 allowed)."""
+    torch.manual_seed(0)  # random numbers made on the device itself: an 8192 x 8192 matrix is slow to make on a CPU
+    a = torch.randn(n, n, device=device).to(DTYPES[precision])
+    b = torch.randn(n, n, device=device).to(DTYPES[precision])
+    old = _set_tf32(precision == "tf32")
+    try:
+        m = benchmark(lambda: a @ b, device=device, warmup=3, repeats=repeats, label=f"{precision} {n}x{n}")
+    finally:
+        torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = old
+    return {"n": n, "median_s": m.median, "iqr_s": m.iqr, "tflops": tflops(matmul_flops(n), m.median)}
+
+
+@section("matmul", "dense matmul TFLOP/s in fp32, tf32, fp16 and bf16 at large sizes, against the catalog peak")
+def check_matmul(ctx: Context) -> dict[str, Any]:
+    sizes = (64,) if ctx.smoke else (4096, 8192)
+    out: dict[str, Any] = {"sizes": list(sizes), "precisions": {}}
+    for precision in PRECISIONS:
+        entry: dict[str, Any] = {}
+        try:
+            runs = [matmul_rate(precision, n, ctx.device, ctx.repeats) for n in sizes]
+        except Exception as exc:  # e.g. bf16 on a GPU without bf16 support
+            entry["error"] = f"{type(exc).__name__}: {exc}"
+        else:
+            best = max(runs, key=lambda r: r["tflops"])
+            entry.update(runs=runs, n=best["n"], tflops=best["tflops"])
+            peak = None if ctx.spec is None else ctx.spec.peak(precision)
+            entry["peak_tflops"] = peak
+            entry["pct_of_peak"] = None if peak is None else 100 * best["tflops"] / peak
+            entry["tensor_cores"] = None if ctx.spec is None else ctx.spec.has_tensor_cores(precision)
+            ctx.log(f"  matmul {precision}: {best['tflops']:.1f} TFLOP/s at n={best['n']}")
+        out["precisions"][precision] = entry
+    return out
+
+
+@section("bandwidth", "device-memory copy and vector add in GB/s, against the catalog bandwidth")
+def check_bandwidth(ctx: Context) -> dict[str, Any]:
+    n = ctx.size(256 * MiB, MiB) // 4  # fp32 elements: 256 MiB per tensor on a GPU
+    x = torch.ones(n, device=ctx.device)
+    y = torch.empty_like(x)
+    z = torch.empty_like(x)
+    copy = benchmark(lambda: y.copy_(x), device=ctx.device, repeats=ctx.repeats)
+    add = benchmark(lambda: torch.add(x, y, out=z), device=ctx.device, repeats=ctx.repeats)
+    nbytes = x.numel() * x.element_size()
+    out = {
+        "bytes_per_tensor": nbytes,
+        "copy_gb_s": gb_per_s(2 * nbytes, copy.median),  # read x, write y
+        "add_gb_s": gb_per_s(3 * nbytes, add.median),  # read x and y, write z
+        "catalog_gb_s": None if ctx.spec is None else ctx.spec.bandwidth_gb_s,
+    }
+    if out["catalog_gb_s"]:
+        out["copy_pct_of_catalog"] = 100 * out["copy_gb_s"] / out["catalog_gb_s"]
+        out["add_pct_of_catalog"] = 100 * out["add_gb_s"] / out["catalog_gb_s"]
+    ctx.log(f"  copy {out['copy_gb_s']:.0f} GB/s, add {out['add_gb_s']:.0f} GB/s")
+    return out
+
+
+@section("transfer", "host-to-device and device-to-host copies, pageable and pinned, in GB/s")
+def check_transfer(ctx: Context) -> dict[str, Any]:
+    if ctx.device.type != "cuda":
+        return {"status": "skipped", "reason": "host-device transfers need a CUDA GPU"}
+    nbytes = ctx.size(256 * MiB, MiB)
+    pageable = torch.ones(nbytes // 4)
+    pinned = pageable.pin_memory()
+    on_gpu = torch.empty_like(pageable, device=ctx.device)
+    back = torch.empty_like(pinned).pin_memory()
+    out: dict[str, Any] = {"bytes": nbytes}
+    cases = {
+        "h2d_pageable": lambda: on_gpu.copy_(pageable),
+        "h2d_pinned": lambda: on_gpu.copy_(pinned),
+        "d2h_pinned": lambda: back.copy_(on_gpu),
+        "to_cuda": lambda: pageable.to(ctx.device),
+    }
+    for name, fn in cases.items():
+        m = benchmark(fn, device=ctx.device, warmup=2, repeats=7)
+        out[f"{name}_gb_s"] = gb_per_s(nbytes, m.median)
+        ctx.log(f"  {name}: {out[f'{name}_gb_s']:.1f} GB/s")
+    return out
+
+
+@section("timer_fidelity", "lessonkit.timing.benchmark against torch.utils.benchmark and triton's do_bench")
+def check_timer_fidelity(ctx: Context) -> dict[str, Any]:
+    import timer_fidelity
+
+    sizes = (64,) if ctx.smoke else (1024, 2048, 4096, 8192)
+    add_sizes = (1024,) if ctx.smoke else timer_fidelity.GPU_ADD_SIZES
+    rows = timer_fidelity.run(ctx.device, sizes, add_sizes, rounds=1 if ctx.smoke else 5)
+    return {"rows": [r.to_dict() for r in rows], "summary": timer_fidelity.summary(rows)}
+
+
+def notebook_command(root: Path) -> list[str]:
+    """pytest with nbval in lax mode over every notebook: outputs differ from the stored CPU ones, errors do not."""
+    return [
+        sys.executable,
+        "-m",
+        "pytest",
+        str(root / "notebooks"),
+        "--nbval-lax",
+        "--nbval-current-env",
+        "--nbval-cell-timeout",
+        "300",
+        "-p",
+        "no:cacheprovider",
+        "-q",
+    ]
+
+
+@section("notebooks", "execute every notebook on this GPU (nbval --nbval-lax: errors fail, outputs may differ)")
+def check_notebooks(ctx: Context) -> dict[str, Any]:
+    command = notebook_command(ctx.root)
+    start = time.perf_counter()
+    try:
+        done = subprocess.run(
+            command, cwd=ctx.root, capture_output=True, text=True, timeout=NOTEBOOK_TIMEOUT_S, check=False
+        )
+    except subprocess.TimeoutExpired as exc:
+        raise RuntimeError(f"the notebooks did not finish within {NOTEBOOK_TIMEOUT_S} s") from exc
+    output = (done.stdout + done.stderr).strip()
+    last = output.splitlines()[-1] if output else ""
+    counts = {k: int(v) for v, k in re.findall(r"(\d+) (passed|failed|errors?|skipped)", last)}
+    result = {
+        "returncode": done.returncode,
+        "seconds": time.perf_counter() - start,
+        "counts": counts,
+        "tail": "\n".join(output.splitlines()[-15:]),
+    }
+    if done.returncode != 0:
+        result["status"] = "failed"
+    return result
+
+
+# --- running and reporting ---------------------------------------------------------------------
+
+
+def run_sections(ctx: Context, names: list[str]) -> dict[str, dict[str, Any]]:
+    """Run the named sections in order; an exception in one is recorded and the next one still runs."""
+    results: dict[str, dict[str, Any]] = {}
+    for name in names:
+        ctx.log(f"[{name}] {SECTIONS[name].about}")
+        start = time.perf_counter()
+        try:
+            result = dict(SECTIONS[name].run(ctx))
+            result.setdefault("status", "ok")
+        except Exception as exc:
+            result = {
+                "status": "error",
+                "error": f"{type(exc).__name__}: {exc}",
+                "traceback": traceback.format_exc().splitlines()[-6:],
+            }
+            ctx.log(f"  error: {result['error']}")
+        result["seconds"] = round(time.perf_counter() - start, 2)
+        results[name] = result
+        if ctx.device.type == "cuda":
+            synchronize(ctx.device)
+            torch.cuda.empty_cache()
+    return results
+
+
+def slug(text: str) -> str:
+    """'NVIDIA H200' -> 'nvidia-h200', for file names."""
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "unknown"
+
+
+def build_report(ctx: Context, results: dict[str, dict[str, Any]], started: dt.datetime) -> dict[str, Any]:
+    """The whole report as one JSON-serialisable dict."""
+    env = results.get("env", {})
+    gpu = env.get("gpu") or (torch.cuda.get_device_name(ctx.device) if ctx.device.type == "cuda" else "cpu")
+    return {
+        "schema": 1,
+        "tool": "benchmarks/gpu_check.py",
+        "created": started.isoformat(timespec="seconds"),
+        "gpu": gpu,
+        "catalog_key": None if ctx.spec is None else ctx.spec.key,
+        "smoke_run_on_cpu": ctx.smoke,
+        "torch": torch.__version__,
+        "driver": env.get("driver"),
+        "cuda": env.get("cuda"),
+        "sections": results,
+        "failed_sections": [n for n, r in results.items() if r.get("status") in ("error", "failed")],
+    }
+
+
+def _fmt(value: Any, digits: int = 1, unit: str = "") -> str:
+    if value is None:
+        return "n/a"
+    if isinstance(value, float):
+        return f"{value:.{digits}f}{unit}"
+    return f"{value}{unit}"
+
+
+def markdown(report: dict[str, Any]) -> str:
+    """A readable version of the report: headline, then one part per section."""
+    lines = [
+        f"# GPU check: {report['gpu']}",
+        "",
+        f"Created {report['created']} by `{report['tool']}`. Driver {_fmt(report['driver'])}, CUDA "
+        f"{_fmt(report['cuda'])}, torch {report['torch']}, catalog entry {_fmt(report['catalog_key'])}.",
+    ]
+    if report["smoke_run_on_cpu"]:
+        lines += ["", "**Smoke run on the CPU with tiny sizes: it tests the script, not a GPU.**"]
+    if report["failed_sections"]:
+        lines += ["", f"**Sections that failed: {', '.join(report['failed_sections'])}.**"]
+    for name, result in report["sections"].items():
+        lines += ["", f"## {name} ({result.get('status')}, {result.get('seconds')} s)", ""]
+        if result.get("status") == "error":
+            lines += [f"Error: `{result['error']}`"]
+        elif name == "matmul":
+            lines += [
+                "| precision | n | TFLOP/s | catalog peak | % of peak | Tensor Cores |",
+                "|---|---|---|---|---|---|",
+            ]
+            for precision, e in result["precisions"].items():
+                if "error" in e:
+                    lines.append(f"| {precision} | - | error: {e['error']} | | | |")
+                    continue
+                lines.append(
+                    f"| {precision} | {e['n']} | {e['tflops']:.3g} | {_fmt(e['peak_tflops'])} | "
+                    f"{_fmt(e['pct_of_peak'], 0, '%')} | {_fmt(e['tensor_cores'])} |"
+                )
+        elif name == "timer_fidelity":
+            lines += ["| op | size | lessonkit | torch | ratio | do_bench | ratio |", "|---|---|---|---|---|---|---|"]
+            for r in result["rows"]:
+                triton = "n/a" if r["triton_s"] is None else format_seconds(r["triton_s"])
+                lines.append(
+                    f"| {r['op']} | {r['size']} | {format_seconds(r['lessonkit_s'])} | "
+                    f"{format_seconds(r['torch_s'])} | {r['ratio_torch']:.3f} | {triton} | "
+                    f"{_fmt(r['ratio_triton'], 3)} |"
+                )
+            lines += ["", f"Summary: `{json.dumps(result['summary'])}`"]
+        elif name == "notebooks":
+            lines += [
+                f"Exit status {result['returncode']}, counts {result['counts']}.",
+                "",
+                "```",
+                result["tail"],
+                "```",
+            ]
+        else:
+            for key, value in result.items():
+                if key not in ("status", "seconds"):
+                    lines.append(f"- {key}: {_fmt(value)}")
+    return "\n".join(lines) + "\n"
+
+
+def write_report(report: dict[str, Any], out_dir: Path) -> tuple[Path, Path]:
+    """Write reports/gpu-check-<gpu>-<date>.json and .md; a second run on the same day adds the time."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    created = dt.datetime.fromisoformat(report["created"])
+    stem = f"gpu-check-{slug(report['gpu'])}-{created:%Y-%m-%d}"
+    if (out_dir / f"{stem}.json").exists():
+        stem += f"-{created:%H%M%S}"
+    json_path, md_path = out_dir / f"{stem}.json", out_dir / f"{stem}.md"
+    json_path.write_text(json.dumps(report, indent=2, default=str) + "\n", "utf-8")
+    md_path.write_text(markdown(report), "utf-8")
+    return json_path, md_path
+
+
+def headline(report: dict[str, Any], report_path: str) -> dict[str, Any]:
+    """The figures lesson 05 shows learners without a GPU, taken from one report."""
+    sections = report["sections"]
+    record: dict[str, Any] = {
+        "gpu": report["gpu"],
+        "recorded": report["created"][:10],
+        "torch": report["torch"],
+        "driver": report["driver"],
+        "cuda": report["cuda"],
+        "report": report_path,
+        "source": f"make gpu-check ({report['tool']}), see {report_path}",
+        "matmul": {},
+    }
+    for precision, e in sections.get("matmul", {}).get("precisions", {}).items():
+        if "tflops" in e:
+            record["matmul"][precision] = {k: e[k] for k in ("n", "tflops", "peak_tflops", "pct_of_peak")}
+    bandwidth = sections.get("bandwidth", {})
+    if bandwidth.get("status") == "ok":
+        record["copy_gb_s"] = bandwidth["copy_gb_s"]
+        record["bandwidth_gb_s"] = bandwidth["catalog_gb_s"]
+    transfer = sections.get("transfer", {})
+    if transfer.get("status") == "ok":
+        record["h2d_gb_s"] = {"pageable": transfer["h2d_pageable_gb_s"], "pinned": transfer["h2d_pinned_gb_s"]}
+    return record
+
+
+def record(report: dict[str, Any], report_path: str, data_path: Path = DATA) -> dict[str, Any]:
+    """Copy a report's headline figures into the package data, replacing an older record of the same GPU."""
+    if report["smoke_run_on_cpu"]:
+        raise ValueError("report is a CPU smoke run; only a run on a real GPU can be recorded")
+    new = headline(report, report_path)
+    if not new["matmul"]:
+        raise ValueError("report has no matmul figures to record (the matmul section did not run or failed)")
+    data = json.loads(data_path.read_text("utf-8"))
+    data["gpu_checks"] = [r for r in data.get("gpu_checks", []) if r.get("gpu") != new["gpu"]] + [new]
+    data_path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", "utf-8")
+    return new
+
+
+def parse_sections(text: str) -> list[str]:
+    """'all' or a comma-separated list of registered section names, in registration order."""
+    if text.strip() == "all":
+        return list(SECTIONS)
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    unknown = [n for n in names if n not in SECTIONS]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(f"unknown section(s) {unknown or text!r}; choose from {', '.join(SECTIONS)}")
+    return [n for n in SECTIONS if n in names]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--sections", type=parse_sections, default=list(SECTIONS), help="comma-separated sections, or 'all'"
+    )
+    parser.add_argument("--out", type=Path, default=REPORTS, help="folder for the reports (default: reports/)")
+    parser.add_argument("--record", action="store_true", help=f"copy the headline figures into {DATA.name}")
+    parser.add_argument("--allow-cpu", action="store_true", help="without CUDA, smoke-test the script on the CPU")
+    parser.add_argument("--list", action="store_true", help="list the sections and exit")
+    args = parser.parse_args(argv)
+    if args.list:
+        for s in SECTIONS.values():
+            print(f"{s.name:<16}{s.about}")
+        return 0
+    if torch.cuda.is_available():
+        device, smoke = torch.device("cuda"), False
+    elif args.allow_cpu:
+        device, smoke = torch.device("cpu"), True
+    else:
+        print(
+            "No CUDA GPU here (torch.cuda.is_available() is False), so there is nothing to check: `make gpu-check` "
+            "measures a GPU. Run it on a machine with an NVIDIA GPU and a CUDA build of PyTorch, for example a "
+            "cloud GPU or Colab. (--allow-cpu runs a tiny smoke test of this script on the CPU instead.)"
+        )
+        return 0
+    if args.record and smoke:
+        parser.error("--record needs a real GPU run; a --allow-cpu smoke run cannot be recorded")
+    name = torch.cuda.get_device_name(device) if device.type == "cuda" else None
+    spec = None
+    if name:
+        try:
+            spec = find_gpu(name)
+        except ValueError:
+            print(f"{name!r} is not in lessonkit's GPU catalog, so there are no peaks to compare with")
+    ctx = Context(device=device, smoke=smoke, spec=spec)
+    started = dt.datetime.now(dt.timezone.utc)
+    wall = time.perf_counter()
+    results = run_sections(ctx, args.sections)
+    report = build_report(ctx, results, started)
+    report["total_seconds"] = round(time.perf_counter() - wall, 1)
+    json_path, md_path = write_report(report, args.out)
+    print(f"report: {json_path} and {md_path.name} ({report['total_seconds']} s)")
+    if report["failed_sections"]:
+        print(f"sections that failed: {', '.join(report['failed_sections'])} (see the report)")
+    if args.record:
+        try:
+            rel = json_path.resolve().relative_to(ROOT).as_posix()
+        except ValueError:
+            rel = json_path.name
+        new = record(report, rel)
+        print(f"recorded {new['gpu']} in {DATA.relative_to(ROOT)}")
+    return 1 if report["failed_sections"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

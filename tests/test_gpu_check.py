@@ -1,0 +1,209 @@
+"""benchmarks/gpu_check.py (make gpu-check): the parts that run without a GPU, and the recorded results it feeds."""
+
+from __future__ import annotations
+
+import datetime as dt
+import importlib.util
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from lessonkit.gpus import find_gpu
+from lessonkit.reference import gpu_checks
+
+ROOT = Path(__file__).resolve().parent.parent
+_spec = importlib.util.spec_from_file_location("gpu_check", ROOT / "benchmarks/gpu_check.py")
+gpu_check = importlib.util.module_from_spec(_spec)
+sys.modules["gpu_check"] = gpu_check  # dataclasses look their module up here
+_spec.loader.exec_module(gpu_check)
+
+STARTED = dt.datetime(2026, 10, 2, 9, 30, tzinfo=dt.timezone.utc)
+
+
+@pytest.fixture
+def no_cuda(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+
+
+def quiet_ctx(**kwargs) -> gpu_check.Context:
+    lines: list[str] = []
+    ctx = gpu_check.Context(device=torch.device("cpu"), log=lines.append, **kwargs)
+    ctx.lines = lines  # type: ignore[attr-defined]
+    return ctx
+
+
+# --- command line ------------------------------------------------------------------------------
+
+
+def test_without_cuda_it_explains_and_exits_0(no_cuda, capsys, tmp_path):
+    assert gpu_check.main(["--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "No CUDA GPU here" in out and "--allow-cpu" in out
+    assert list(tmp_path.iterdir()) == []  # nothing written
+
+
+def test_unknown_section_is_a_clear_error(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        gpu_check.main(["--sections", "env,warp"])
+    assert exit_info.value.code == 2
+    assert "unknown section(s) ['warp']; choose from env, matmul, bandwidth" in capsys.readouterr().err
+
+
+def test_a_smoke_run_cannot_be_recorded(no_cuda, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        gpu_check.main(["--allow-cpu", "--record"])
+    assert exit_info.value.code == 2
+    assert "--record needs a real GPU run" in capsys.readouterr().err
+
+
+def test_list_names_every_section(capsys):
+    assert gpu_check.main(["--list"]) == 0
+    out = capsys.readouterr().out
+    for name in ("env", "matmul", "bandwidth", "transfer", "timer_fidelity", "notebooks"):
+        assert name in out
+
+
+def test_sections_are_parsed_in_registration_order():
+    assert gpu_check.parse_sections("matmul, env") == ["env", "matmul"]
+    assert gpu_check.parse_sections("all") == list(gpu_check.SECTIONS)
+
+
+@pytest.fixture
+def one_thread():
+    """One torch thread: on a shared CPU this keeps the smoke run from waiting for a second core."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+def test_smoke_run_on_the_cpu_writes_a_report(no_cuda, one_thread, tmp_path, capsys):
+    rc = gpu_check.main(["--allow-cpu", "--sections", "env,matmul,bandwidth,transfer", "--out", str(tmp_path)])
+    assert rc == 0
+    (json_path,) = tmp_path.glob("gpu-check-*.json")
+    report = json.loads(json_path.read_text())
+    assert report["smoke_run_on_cpu"] is True and report["failed_sections"] == []
+    assert set(report["sections"]) == {"env", "matmul", "bandwidth", "transfer"}
+    assert report["sections"]["transfer"]["status"] == "skipped"
+    for precision in ("fp32", "tf32", "fp16", "bf16"):
+        assert report["sections"]["matmul"]["precisions"][precision]["tflops"] > 0
+    assert report["sections"]["bandwidth"]["copy_gb_s"] > 0
+    assert json_path.with_suffix(".md").read_text().startswith("# GPU check: ")
+
+
+# --- isolation, report, record -----------------------------------------------------------------
+
+
+def test_a_failing_section_is_recorded_and_the_rest_still_run(monkeypatch):
+    def boom(ctx):
+        raise RuntimeError("CUBLAS_STATUS_NOT_SUPPORTED")
+
+    monkeypatch.setitem(gpu_check.SECTIONS, "boom", gpu_check.Section("boom", "fails", boom))
+    monkeypatch.setitem(gpu_check.SECTIONS, "fine", gpu_check.Section("fine", "works", lambda ctx: {"x": 1}))
+    ctx = quiet_ctx()
+    results = gpu_check.run_sections(ctx, ["boom", "fine"])
+    assert results["boom"]["status"] == "error"
+    assert results["boom"]["error"] == "RuntimeError: CUBLAS_STATUS_NOT_SUPPORTED"
+    assert results["fine"] == {"x": 1, "status": "ok", "seconds": results["fine"]["seconds"]}
+    assert "  error: RuntimeError: CUBLAS_STATUS_NOT_SUPPORTED" in ctx.lines
+    report = gpu_check.build_report(ctx, results, STARTED)
+    assert report["failed_sections"] == ["boom"]
+
+
+def fake_results() -> dict:
+    """What a T4 run could produce: bf16 fails, everything else measured."""
+    return {
+        "env": {"status": "ok", "seconds": 0.1, "gpu": "Tesla T4", "driver": "535.104.05", "cuda": "12.8"},
+        "matmul": {
+            "status": "ok",
+            "seconds": 20.0,
+            "sizes": [4096, 8192],
+            "precisions": {
+                "fp32": {"n": 8192, "tflops": 4.1, "peak_tflops": 8.1, "pct_of_peak": 50.6, "tensor_cores": False},
+                "tf32": {"n": 8192, "tflops": 4.1, "peak_tflops": None, "pct_of_peak": None, "tensor_cores": False},
+                "fp16": {"n": 8192, "tflops": 25.0, "peak_tflops": 65.0, "pct_of_peak": 38.5, "tensor_cores": True},
+                "bf16": {"error": "RuntimeError: bf16 not supported"},
+            },
+        },
+        "bandwidth": {"status": "ok", "seconds": 1.0, "copy_gb_s": 240.0, "add_gb_s": 250.0, "catalog_gb_s": 300.0},
+        "transfer": {"status": "ok", "seconds": 2.0, "h2d_pageable_gb_s": 5.5, "h2d_pinned_gb_s": 12.1},
+        "timer_fidelity": {
+            "status": "ok",
+            "seconds": 60.0,
+            "rows": [
+                {"op": "matmul", "size": 4096, "lessonkit_s": 0.0335, "torch_s": 0.034, "ratio_torch": 0.985,
+                 "triton_s": 0.0331, "ratio_triton": 1.012},
+            ],
+            "summary": {"gpu_matmul_worst_vs_do_bench": 0.012, "gpu_matmul_within_target": True},
+        },
+        "notebooks": {"status": "ok", "seconds": 90.0, "returncode": 0, "counts": {"passed": 120}, "tail": "ok"},
+    }  # fmt: skip
+
+
+def test_report_from_fake_measurements(tmp_path):
+    ctx = quiet_ctx(spec=find_gpu("Tesla T4"))
+    report = gpu_check.build_report(ctx, fake_results(), STARTED)
+    assert (report["gpu"], report["catalog_key"], report["driver"]) == ("Tesla T4", "T4", "535.104.05")
+    json_path, md_path = gpu_check.write_report(report, tmp_path)
+    assert json_path.name == "gpu-check-tesla-t4-2026-10-02.json" and md_path.suffix == ".md"
+    assert json.loads(json_path.read_text())["sections"]["bandwidth"]["copy_gb_s"] == 240.0
+    md = md_path.read_text()
+    assert md.startswith("# GPU check: Tesla T4\n")
+    assert "| fp16 | 8192 | 25 | 65.0 | 38% | True |" in md
+    assert "| bf16 | - | error: RuntimeError: bf16 not supported | | | |" in md
+    assert "| matmul | 4096 | 33.5 ms | 34 ms | 0.985 | 33.1 ms | 1.012 |" in md
+    again, _ = gpu_check.write_report(report, tmp_path)  # same GPU, same day: the time is added
+    assert again.name == "gpu-check-tesla-t4-2026-10-02-093000.json"
+
+
+def test_record_copies_the_headline_into_package_data(tmp_path):
+    data = tmp_path / "reference_results.json"
+    shutil.copy(ROOT / "lessonkit/data/reference_results.json", data)
+    report = gpu_check.build_report(quiet_ctx(spec=find_gpu("T4")), fake_results(), STARTED)
+    new = gpu_check.record(report, "reports/gpu-check-tesla-t4-2026-10-02.json", data)
+    assert new["matmul"]["fp16"] == {"n": 8192, "tflops": 25.0, "peak_tflops": 65.0, "pct_of_peak": 38.5}
+    assert "bf16" not in new["matmul"]  # it failed, so it is left out
+    assert new["copy_gb_s"] == 240.0 and new["h2d_gb_s"] == {"pageable": 5.5, "pinned": 12.1}
+    stored = json.loads(data.read_text())
+    assert stored["gpu_checks"] == [new]
+    assert stored["single_runs"] and "sweeps" in stored  # lesson 02's data is untouched
+    gpu_check.record(report, "reports/later.json", data)  # the same GPU again replaces its record
+    assert [r["report"] for r in json.loads(data.read_text())["gpu_checks"]] == ["reports/later.json"]
+
+
+def test_record_refuses_reports_it_cannot_use(tmp_path):
+    report = gpu_check.build_report(quiet_ctx(), {"env": {"status": "ok", "gpu": "Tesla T4"}}, STARTED)
+    with pytest.raises(ValueError, match="no matmul figures"):
+        gpu_check.record(report, "r.json", tmp_path / "unused.json")
+    report["smoke_run_on_cpu"] = True
+    with pytest.raises(ValueError, match="CPU smoke run"):
+        gpu_check.record(report, "r.json", tmp_path / "unused.json")
+
+
+def test_notebooks_section_reads_the_pytest_summary(monkeypatch):
+    def command(line: str, status: int):
+        return lambda root: [sys.executable, "-c", f"import sys; print({line!r}); sys.exit({status})"]
+
+    monkeypatch.setattr(gpu_check, "notebook_command", command("118 passed, 2 skipped in 95.1s", 0))
+    result = gpu_check.check_notebooks(quiet_ctx())
+    assert result["counts"] == {"passed": 118, "skipped": 2} and "status" not in result
+    monkeypatch.setattr(gpu_check, "notebook_command", command("1 failed, 119 passed in 99.0s", 1))
+    results = gpu_check.run_sections(quiet_ctx(), ["notebooks"])
+    assert results["notebooks"]["status"] == "failed" and results["notebooks"]["counts"]["failed"] == 1
+
+
+def test_slug():
+    assert gpu_check.slug("NVIDIA GeForce RTX 4090") == "nvidia-geforce-rtx-4090"
+    assert gpu_check.slug("???") == "unknown"
+
+
+def test_recorded_gpu_checks_name_their_report():
+    for check in gpu_checks():
+        assert check["gpu"] and check["recorded"] and check["report"].startswith("reports/")
+        assert (ROOT / check["report"]).exists(), "the report a record came from is committed"
+        for figures in check["matmul"].values():
+            assert figures["tflops"] > 0
