@@ -9,6 +9,7 @@ is the same training on one process with the whole batch, to compare against.
 
 from __future__ import annotations
 
+import copy
 import inspect
 import os
 import pickle
@@ -100,7 +101,7 @@ def train_single_process(
     """Train a copy of `model` with SGD on whole batches in this process; return its final weights (lesson 06)."""
     batch_size, steps = _check_data(model, x, y, batch_size, steps)
     lr = check_number("lr", lr, positive=True)
-    model = pickle.loads(pickle.dumps(model))  # a copy: the caller's model is left untouched
+    model = copy.deepcopy(model)  # the caller's model is left untouched
     optimizer = torch.optim.SGD(model.parameters(), lr=lr)
     for _, xb, yb in _batches(x, y, batch_size, steps):
         optimizer.zero_grad()
@@ -275,7 +276,7 @@ def run_data_parallel(
 
     payload = pickle.dumps(
         {
-            "model": pickle.loads(pickle.dumps(model)).cpu(),
+            "model": copy.deepcopy(model).cpu(),
             "x": x.detach().cpu(),
             "y": y.detach().cpu(),
             "batch_size": batch_size,

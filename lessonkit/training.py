@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import torch
 
-from lessonkit._checks import check_number
+from lessonkit.device import as_device
 
 
 def _check_module(name: str, value: object) -> torch.nn.Module:
@@ -133,7 +133,7 @@ def measure_step(
     optimizer: torch.optim.Optimizer,
     inputs: torch.Tensor,
     targets: torch.Tensor,
-    loss_fn=torch.nn.functional.cross_entropy,
+    loss_fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor] = torch.nn.functional.cross_entropy,
 ) -> StepMemory:
     """Run one training step and count parameter, gradient, optimizer-state and activation bytes (lesson 06)."""
     _check_module("model", model)
@@ -157,11 +157,11 @@ def measure_step(
     )
 
 
-def cuda_peak_bytes(fn, device: torch.device | str = "cuda") -> int | None:
+def cuda_peak_bytes(fn: Callable[[], object], device: torch.device | str = "cuda") -> int | None:
     """Peak CUDA memory allocated while `fn()` runs, above what was allocated before; None without CUDA (lesson 06)."""
     if not callable(fn):
         raise TypeError(f"fn must be a callable taking no arguments, got {type(fn).__name__} {fn!r}")
-    device = torch.device(device)
+    device = as_device(device)
     if device.type != "cuda" or not torch.cuda.is_available():
         return None
     torch.cuda.synchronize(device)
@@ -170,10 +170,3 @@ def cuda_peak_bytes(fn, device: torch.device | str = "cuda") -> int | None:
     fn()
     torch.cuda.synchronize(device)
     return torch.cuda.max_memory_allocated(device) - before
-
-
-def bytes_per_parameter(total_bytes: float, n_params: float) -> float:
-    """Bytes divided by parameters, e.g. 16.0 for fp32 AdamW weights + gradients + state (lesson 06)."""
-    total = check_number("total_bytes", total_bytes)
-    n = check_number("n_params", n_params, positive=True)
-    return total / n

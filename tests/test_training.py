@@ -9,7 +9,6 @@ from torch.utils.checkpoint import checkpoint
 
 from lessonkit.training import (
     StepMemory,
-    bytes_per_parameter,
     cuda_peak_bytes,
     gradient_bytes,
     measure_step,
@@ -220,6 +219,8 @@ def test_cuda_peak_bytes_is_none_without_cuda(monkeypatch):
     assert ran == []  # nothing to measure, so nothing is run
     with pytest.raises(TypeError, match="fn must be a callable"):
         cuda_peak_bytes(42)
+    with pytest.raises(ValueError, match="device must be"):
+        cuda_peak_bytes(lambda: None, "gpu")
 
 
 def test_cuda_peak_bytes_resets_and_reads_the_peak(monkeypatch):
@@ -231,9 +232,3 @@ def test_cuda_peak_bytes_resets_and_reads_the_peak(monkeypatch):
     monkeypatch.setattr(torch.cuda, "max_memory_allocated", lambda device=None: 5096)
     assert cuda_peak_bytes(lambda: calls.append("fn"), "cuda") == 4096
     assert calls == ["sync", "reset", "fn", "sync"]
-
-
-def test_bytes_per_parameter():
-    assert bytes_per_parameter(16 * 1000, 1000) == 16.0
-    with pytest.raises(ValueError, match="n_params must be greater than 0"):
-        bytes_per_parameter(10, 0)
