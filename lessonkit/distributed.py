@@ -1,0 +1,344 @@
+"""Data parallelism for real: N processes, DDP, gradients averaged with all-reduce (lesson 06).
+
+`run_data_parallel` starts `world_size` processes with torch.multiprocessing (spawn), each one
+a rank of a `torch.distributed` process group (gloo on CPUs, NCCL on NVIDIA GPUs). Every rank
+holds a full copy of the same model, trains on its own slice of each batch, and DistributedDataParallel
+averages the gradients with an all-reduce, so all ranks take the same step. `train_single_process`
+is the same training on one process with the whole batch, to compare against.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import os
+import pickle
+import queue as queue_module
+import socket
+import time
+import traceback
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+
+import torch
+import torch.nn.functional as F
+
+from lessonkit._checks import check_choice, check_number
+
+BACKENDS = ("gloo", "nccl")
+_POLL_S = 0.05
+_GRACE_S = 5.0
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port nobody is listening on now: bind port 0, let the OS choose, release it (lesson 06)."""
+    if not isinstance(host, str) or not host:
+        raise TypeError(f"host must be a non-empty string such as '127.0.0.1', got {host!r}")
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
+def port_is_listening(port: int, host: str = "127.0.0.1") -> bool:
+    """True if something accepts TCP connections on host:port, e.g. a process group left running (lesson 06)."""
+    port = check_number("port", port, integer=True, positive=True)
+    if port > 65535:
+        raise ValueError(f"port must be between 1 and 65535, got {port}")
+    if not isinstance(host, str) or not host:
+        raise TypeError(f"host must be a non-empty string such as '127.0.0.1', got {host!r}")
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.settimeout(1.0)
+        return s.connect_ex((host, port)) == 0
+
+
+def shard(batch_size: int, world_size: int, rank: int) -> slice:
+    """The rows of a batch that `rank` trains on: an equal, contiguous 1/world_size of it (lesson 06)."""
+    batch_size = check_number("batch_size", batch_size, integer=True, positive=True)
+    world_size = check_number("world_size", world_size, integer=True, positive=True)
+    rank = check_number("rank", rank, integer=True)
+    if rank >= world_size:
+        raise ValueError(f"rank must be less than world_size ({world_size}), got {rank}")
+    if batch_size % world_size:
+        raise ValueError(
+            f"batch_size must be a multiple of world_size so every rank gets as many rows, "
+            f"got batch_size={batch_size}, world_size={world_size}"
+        )
+    per = batch_size // world_size
+    return slice(rank * per, (rank + 1) * per)
+
+
+def _check_data(model: object, x: object, y: object, batch_size: int | None, steps: int) -> tuple[int, int]:
+    if not isinstance(model, torch.nn.Module):
+        raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__} {model!r}")
+    for name, value in (("x", x), ("y", y)):
+        if not isinstance(value, torch.Tensor):
+            raise TypeError(f"{name} must be a torch.Tensor, got {type(value).__name__} {value!r}")
+    if len(x) != len(y) or len(x) == 0:
+        raise ValueError(f"x and y must have the same, non-zero number of rows, got {len(x)} and {len(y)}")
+    steps = check_number("steps", steps, integer=True, positive=True)
+    batch_size = len(x) if batch_size is None else check_number("batch_size", batch_size, integer=True, positive=True)
+    if batch_size * steps > len(x):
+        raise ValueError(f"batch_size × steps must be at most the {len(x)} rows of x, got {batch_size} × {steps}")
+    return batch_size, steps
+
+
+def _batches(x: torch.Tensor, y: torch.Tensor, batch_size: int, steps: int):
+    for step in range(steps):
+        rows = slice(step * batch_size, (step + 1) * batch_size)
+        yield step, x[rows], y[rows]
+
+
+def train_single_process(
+    model: torch.nn.Module,
+    x: torch.Tensor,
+    y: torch.Tensor,
+    *,
+    batch_size: int | None = None,
+    steps: int = 1,
+    lr: float = 0.1,
+) -> dict[str, torch.Tensor]:
+    """Train a copy of `model` with SGD on whole batches in this process; return its final weights (lesson 06)."""
+    batch_size, steps = _check_data(model, x, y, batch_size, steps)
+    lr = check_number("lr", lr, positive=True)
+    model = copy.deepcopy(model)  # the caller's model is left untouched
+    optimizer = torch.optim.SGD(model.parameters(), lr=lr)
+    for _, xb, yb in _batches(x, y, batch_size, steps):
+        optimizer.zero_grad()
+        F.cross_entropy(model(xb), yb).backward()
+        optimizer.step()
+    return {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
+
+
+def max_abs_difference(a: Mapping[str, torch.Tensor], b: Mapping[str, torch.Tensor]) -> float:
+    """Largest absolute difference between two state dicts with the same keys and shapes (lesson 06)."""
+    for name, value in (("a", a), ("b", b)):
+        if not isinstance(value, Mapping):
+            raise TypeError(f"{name} must be a state dict (a mapping of names to tensors), got {type(value).__name__}")
+    if set(a) != set(b):
+        raise ValueError(f"a and b must have the same keys, got {sorted(a)} and {sorted(b)}")
+    worst = 0.0
+    for key in a:
+        if a[key].shape != b[key].shape:
+            shapes = f"{tuple(a[key].shape)} and {tuple(b[key].shape)}"
+            raise ValueError(f"a[{key!r}] and b[{key!r}] must have the same shape, got {shapes}")
+        worst = max(worst, (a[key].detach().cpu().double() - b[key].detach().cpu().double()).abs().max().item())
+    return worst
+
+
+@dataclass(frozen=True)
+class DataParallelResult:
+    """What `run_data_parallel` brings back, one entry per rank: final weights, losses, seconds per step (lesson 06).
+
+    A step ends only when every rank's gradients have been all-reduced, so a fast rank's step
+    lasts as long as the slowest rank's: the straggler effect.
+    """
+
+    weights: tuple[dict[str, torch.Tensor], ...]
+    losses: tuple[tuple[float, ...], ...]
+    step_seconds: tuple[tuple[float, ...], ...]
+    rows_per_rank: int
+    backend: str
+    world_size: int
+    port: int
+    pids: tuple[int, ...]
+    exitcodes: tuple[int | None, ...]
+    wall_seconds: float
+
+
+def _check_delays(delays: object, world_size: int, steps: int) -> list[list[float]]:
+    """Seconds each rank sleeps at the start of each step: a list per rank, one number per step."""
+    if delays is None:
+        return [[0.0] * steps for _ in range(world_size)]
+    if not isinstance(delays, Sequence) or isinstance(delays, str):
+        raise TypeError(f"delays must be a sequence with one entry per rank, got {type(delays).__name__} {delays!r}")
+    if len(delays) != world_size:
+        raise ValueError(f"delays must have one entry per rank ({world_size}), got {len(delays)}")
+    per_rank = []
+    for r, entry in enumerate(delays):
+        if isinstance(entry, Sequence) and not isinstance(entry, str):
+            if len(entry) != steps:
+                raise ValueError(f"delays[{r}] must have one number per step ({steps}), got {len(entry)}")
+            per_rank.append([check_number(f"delays[{r}][{i}]", d) for i, d in enumerate(entry)])
+        else:
+            per_rank.append([check_number(f"delays[{r}]", entry)] * steps)
+    return per_rank
+
+
+def _sync(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def ddp_worker(rank: int, world_size: int, init_method: str, backend: str, payload: bytes, results) -> None:
+    """What each process runs: join the group, train its slice of every batch under DDP, report back (lesson 06)."""
+    import torch.distributed as dist
+    from torch.nn.parallel import DistributedDataParallel
+
+    try:
+        config = pickle.loads(payload)
+        if backend == "nccl":
+            torch.cuda.set_device(rank)
+            device = torch.device("cuda", rank)
+        else:
+            device = torch.device("cpu")
+            torch.set_num_threads(max(1, (os.cpu_count() or 1) // world_size))
+        bind = {}  # NCCL: name this rank's GPU up front (PyTorch 2.3+), so no collective has to guess it
+        if device.type == "cuda" and "device_id" in inspect.signature(dist.init_process_group).parameters:
+            bind["device_id"] = device
+        dist.init_process_group(
+            backend,
+            init_method=init_method,
+            rank=rank,
+            world_size=world_size,
+            timeout=timedelta(seconds=config["timeout_s"]),
+            **bind,
+        )
+        try:
+            model = config["model"].to(device)
+            ddp = DistributedDataParallel(model, device_ids=[rank] if device.type == "cuda" else None)
+            optimizer = torch.optim.SGD(ddp.parameters(), lr=config["lr"])
+            mine = shard(config["batch_size"], world_size, rank)
+            delays = config["delays"][rank]
+            losses, step_s = [], []
+            for step, xb, yb in _batches(config["x"], config["y"], config["batch_size"], config["steps"]):
+                xb, yb = xb[mine].to(device), yb[mine].to(device)
+                dist.barrier()  # every rank starts the step together, so the step times compare
+                start = time.perf_counter()
+                if delays[step]:
+                    time.sleep(delays[step])  # a straggler: this rank is slower, for whatever reason
+                optimizer.zero_grad()
+                loss = F.cross_entropy(ddp(xb), yb)
+                loss.backward()  # DDP all-reduces (averages) the gradients during backward
+                optimizer.step()
+                _sync(device)
+                step_s.append(time.perf_counter() - start)
+                losses.append(loss.item())
+            weights = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
+            results.put(("ok", rank, pickle.dumps((weights, losses, step_s))))
+        finally:
+            dist.destroy_process_group()
+    except BaseException:
+        results.put(("error", rank, traceback.format_exc()))
+        raise SystemExit(1) from None
+
+
+def _stop(processes: Sequence, graceful: bool) -> None:
+    """Join every started process: after a clean run give them time to exit, else terminate, then kill."""
+    started = [p for p in processes if p.pid is not None]
+    if graceful:
+        for p in started:
+            p.join(timeout=_GRACE_S)
+    for p in started:
+        if p.is_alive():
+            p.terminate()
+            p.join(timeout=_GRACE_S)
+        if p.is_alive():
+            p.kill()
+            p.join()
+
+
+def run_data_parallel(
+    model: torch.nn.Module,
+    x: torch.Tensor,
+    y: torch.Tensor,
+    *,
+    world_size: int = 2,
+    batch_size: int | None = None,
+    steps: int = 1,
+    lr: float = 0.1,
+    backend: str = "gloo",
+    delays: Sequence[float | Sequence[float]] | None = None,
+    timeout_s: float = 60.0,
+) -> DataParallelResult:
+    """Train `model` with DDP on `world_size` local processes, each on 1/world_size of every batch (lesson 06).
+
+    The processes find each other at tcp://127.0.0.1 on a free port. `delays[r]` makes rank r a
+    straggler: it sleeps that many seconds at the start of every step (or, given one number per
+    step, of each step). Each process destroys its process group and is joined before this
+    returns; after an error or `timeout_s` the processes are terminated. In a script, call this
+    under `if __name__ == "__main__":`, because each new process imports the script's main module.
+    """
+    batch_size, steps = _check_data(model, x, y, batch_size, steps)
+    world_size = check_number("world_size", world_size, integer=True, positive=True)
+    shard(batch_size, world_size, 0)  # checks that the batch splits evenly
+    lr = check_number("lr", lr, positive=True)
+    backend = check_choice("backend", backend, BACKENDS)
+    timeout_s = check_number("timeout_s", timeout_s, positive=True)
+    delays = _check_delays(delays, world_size, steps)
+    if backend == "nccl" and torch.cuda.device_count() < world_size:
+        raise ValueError(
+            f"backend 'nccl' needs one NVIDIA GPU per rank: world_size={world_size}, "
+            f"but this machine has {torch.cuda.device_count()}; use backend='gloo' on the CPU"
+        )
+
+    import torch.multiprocessing as mp
+
+    payload = pickle.dumps(
+        {
+            "model": copy.deepcopy(model).cpu(),
+            "x": x.detach().cpu(),
+            "y": y.detach().cpu(),
+            "batch_size": batch_size,
+            "steps": steps,
+            "lr": lr,
+            "delays": delays,
+            "timeout_s": timeout_s,
+        }
+    )
+    port = free_port()
+    init_method = f"tcp://127.0.0.1:{port}"
+    context = mp.get_context("spawn")
+    results = context.Queue()
+    processes = [
+        context.Process(
+            target=ddp_worker,
+            args=(rank, world_size, init_method, backend, payload, results),
+            name=f"lessonkit-ddp-rank{rank}",
+        )
+        for rank in range(world_size)
+    ]
+    start = time.perf_counter()
+    deadline = time.monotonic() + timeout_s
+    received: dict[int, tuple] = {}
+    try:
+        for p in processes:
+            p.start()
+        while len(received) < world_size:
+            try:
+                kind, rank, data = results.get(timeout=_POLL_S)
+            except queue_module.Empty:
+                failed = [(i, p.exitcode) for i, p in enumerate(processes) if p.exitcode not in (None, 0)]
+                if failed:
+                    try:  # a rank that fails sends its traceback first: wait a moment for it
+                        kind, rank, data = results.get(timeout=1.0)
+                    except queue_module.Empty:
+                        rank, code = failed[0]
+                        raise RuntimeError(f"rank {rank} exited with code {code} before reporting back") from None
+                elif time.monotonic() > deadline:
+                    raise TimeoutError(f"the {world_size} processes did not finish within {timeout_s:g} s") from None
+                else:
+                    continue
+            if kind == "error":
+                raise RuntimeError(f"rank {rank} failed:\n{data}")
+            received[rank] = pickle.loads(data)
+    except BaseException:
+        _stop(processes, graceful=False)
+        raise
+    finally:
+        _stop(processes, graceful=True)  # a no-op after the line above
+        results.close()
+        results.join_thread()
+    wall = time.perf_counter() - start
+    return DataParallelResult(
+        weights=tuple(received[r][0] for r in range(world_size)),
+        losses=tuple(tuple(received[r][1]) for r in range(world_size)),
+        step_seconds=tuple(tuple(received[r][2]) for r in range(world_size)),
+        rows_per_rank=batch_size // world_size,
+        backend=backend,
+        world_size=world_size,
+        port=port,
+        pids=tuple(p.pid for p in processes),
+        exitcodes=tuple(p.exitcode for p in processes),
+        wall_seconds=wall,
+    )
