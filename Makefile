@@ -8,7 +8,7 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 # JupyterLab refuses to start as root unless told to; rented cloud GPUs often log you in as root.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root)
 
-.PHONY: help setup lab test test-units test-notebooks lint refresh badges clean
+.PHONY: help setup lab test test-units test-notebooks test-matrix lint refresh badges clean
 
 help:  ## list the commands
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-15s %s\n", $$1, $$2}'
@@ -26,10 +26,14 @@ lab: $(STAMP)  ## open the course in JupyterLab (extra options: LAB_ARGS="--port
 	$(BIN)/jupyter lab notebooks $(ALLOW_ROOT) $(LAB_ARGS)
 
 test: $(STAMP)  ## unit tests + every notebook executed and compared under strict nbval
-	$(BIN)/python -m pytest tests notebooks $(NBVAL)
+	$(BIN)/python -m pytest tests notebooks --ignore=tests/matrix $(NBVAL)
 
 test-units: $(STAMP)  ## unit tests only (fast)
-	$(BIN)/python -m pytest tests
+	$(BIN)/python -m pytest tests --ignore=tests/matrix
+
+test-matrix: $(STAMP)  ## lessons offline, elsewhere, twice, in fake Colab, with broken nvidia-smi; Colab-like and oldest envs
+	$(BIN)/python -m pytest tests/matrix
+	$(BIN)/python tools/env_check.py colab oldest
 
 test-notebooks: $(STAMP)  ## the notebooks only, under strict nbval
 	$(BIN)/python -m pytest notebooks $(NBVAL)
