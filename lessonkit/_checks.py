@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable
 from numbers import Integral, Real
 
@@ -44,3 +45,32 @@ def check_choice(name: str, value: object, choices: Iterable[str]) -> str:
     if value not in allowed:
         raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
     return value
+
+
+_BYTE_UNITS = {
+    "b": 1,
+    "kb": 10**3,
+    "mb": 10**6,
+    "gb": 10**9,
+    "tb": 10**12,
+    "kib": 2**10,
+    "mib": 2**20,
+    "gib": 2**30,
+    "tib": 2**40,
+}
+_SIZE = re.compile(r"^\s*([0-9][0-9_,]*(?:\.[0-9]+)?|\.[0-9]+)(?:[eE]([+-]?[0-9]+))?\s*([A-Za-z]*)\s*$")
+
+
+def check_bytes(name: str, value: object) -> int:
+    """A memory size in bytes from a number of bytes or a string with its unit: '16GB', '15360 MiB' (lesson 03)."""
+    if isinstance(value, str):
+        match = _SIZE.match(value)
+        unit = match[3].lower() if match else ""
+        if not match or (unit and unit not in _BYTE_UNITS):
+            raise ValueError(
+                f"{name} must be a number of bytes or a size with a unit such as '16GB', '15360MiB' or '15 GiB' "
+                f"(units: B, KB, MB, GB, TB, KiB, MiB, GiB, TiB), got {value!r}"
+            )
+        number = float(match[1].replace("_", "").replace(",", "")) * 10 ** int(match[2] or 0)
+        value = number * (_BYTE_UNITS[unit] if unit else 1)
+    return round(check_number(name, value))

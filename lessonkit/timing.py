@@ -5,14 +5,15 @@ from __future__ import annotations
 import math
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import torch
 
-from lessonkit._checks import check_number
-from lessonkit.device import as_device, synchronize
+from lessonkit._checks import check_bytes, check_number
+from lessonkit.device import as_device, describe_device, synchronize
+from lessonkit.vram import format_bytes
 
 # A timed sample shorter than this is dominated by timer and launch overhead, so tiny operations are
 # repeated inside one sample until it lasts at least this long. 10 ms also matches the blocks that
@@ -187,3 +188,52 @@ def speedup(slow: Measurement | float, fast: Measurement | float) -> float:
         return check_number(name, value, positive=True)
 
     return seconds("slow", slow) / seconds("fast", fast)
+
+
+@dataclass(frozen=True)
+class SizePlan:
+    """Which matmul sizes a sweep runs, and why the others are skipped (lessons 02 and 05)."""
+
+    fit: tuple[int, ...]
+    skipped: dict[int, str]
+
+    def __str__(self) -> str:
+        lines = [f"running n = {', '.join(map(str, self.fit)) or 'none'}"]
+        lines += [f"skipped n = {n}: {why}" for n, why in self.skipped.items()]
+        return "\n".join(lines)
+
+
+def matmul_sizes_that_fit(
+    sizes: Sequence[int],
+    *,
+    device: torch.device | str | None = None,
+    element_bytes: int = 4,
+    share: float = 0.5,
+    free_bytes: float | str | None = None,
+) -> SizePlan:
+    """Keep the n x n matmul sizes whose A, B and A @ B fit in `share` of the device's free memory (lessons 02, 05)."""
+    if isinstance(sizes, (str, bytes)) or not isinstance(sizes, Sequence):
+        raise TypeError(f"sizes must be a list of matrix sizes such as [256, 1024], got {sizes!r}")
+    sizes = [check_number("sizes", n, integer=True, positive=True) for n in sizes]
+    element_bytes = check_number("element_bytes", element_bytes, integer=True, positive=True)
+    share = check_number("share", share, positive=True)
+    if share > 1:
+        raise ValueError(f"share must be a fraction of the free memory, between 0 and 1, got {share!r}")
+    if free_bytes is None:
+        free_bytes = describe_device(device).free_memory
+    else:
+        free_bytes = check_bytes("free_bytes", free_bytes)
+    if free_bytes is None:  # the device cannot say: run them all
+        return SizePlan(tuple(sizes), {})
+    budget = share * free_bytes
+    fit, skipped = [], {}
+    for n in sizes:
+        need = 3 * n * n * element_bytes
+        if need <= budget:
+            fit.append(n)
+        else:
+            skipped[n] = (
+                f"A, B and A @ B need {format_bytes(need, 'MiB', 0)}, more than {share:.0%} of the "
+                f"{format_bytes(free_bytes, 'MiB', 0)} free"
+            )
+    return SizePlan(tuple(fit), skipped)
