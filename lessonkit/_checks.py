@@ -18,8 +18,9 @@ def check_number(
     *,
     positive: bool = False,
     integer: bool = False,
+    maximum: float | None = None,
 ) -> float | int:
-    """Return `value` if it is a finite, non-negative real number, else raise naming `name`."""
+    """Return `value` if it is a finite, non-negative real number (at most `maximum`), else raise naming `name`."""
     kind = "an integer" if integer else "a number"
     if isinstance(value, bool) or not isinstance(value, Real):
         raise TypeError(f"{name} must be {kind}, got {_type_name(value)} {value!r}")
@@ -34,7 +35,20 @@ def check_number(
         raise ValueError(f"{name} must be greater than 0, got {value!r}")
     if value < 0:
         raise ValueError(f"{name} must be 0 or more, got {value!r}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{name} must be at most {maximum:,}, got {value!r}")
     return int(value) if integer else value
+
+
+def check_strings(name: str, value: object, example: str) -> list[str]:
+    """Return `value` as a list if it is a list (or other iterable) of strings, else raise naming `name`."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        raise TypeError(f"{name} must be a list of strings such as {example}, got {_type_name(value)} {value!r}")
+    items = list(value)
+    for item in items:
+        if not isinstance(item, str):
+            raise TypeError(f"{name} must hold only strings such as {example}, got {_type_name(item)} {item!r}")
+    return items
 
 
 def check_choice(name: str, value: object, choices: Iterable[str]) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import inspect
+import ipaddress
 import os
 import pickle
 import queue as queue_module
@@ -31,11 +32,19 @@ _POLL_S = 0.05
 _GRACE_S = 5.0
 
 
+def _family(host: str) -> int:
+    """The socket family of an IP address; a host name is refused, so nothing is looked up on the network."""
+    try:
+        return socket.AF_INET6 if ipaddress.ip_address(host).version == 6 else socket.AF_INET
+    except ValueError:
+        raise ValueError(f"host must be an IP address such as '127.0.0.1', got {host!r}") from None
+
+
 def free_port(host: str = "127.0.0.1") -> int:
     """A TCP port nobody is listening on now: bind port 0, let the OS choose, release it (lesson 06)."""
     if not isinstance(host, str) or not host:
         raise TypeError(f"host must be a non-empty string such as '127.0.0.1', got {host!r}")
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+    with socket.socket(_family(host), socket.SOCK_STREAM) as s:
         s.bind((host, 0))
         return s.getsockname()[1]
 
@@ -47,7 +56,7 @@ def port_is_listening(port: int, host: str = "127.0.0.1") -> bool:
         raise ValueError(f"port must be between 1 and 65535, got {port}")
     if not isinstance(host, str) or not host:
         raise TypeError(f"host must be a non-empty string such as '127.0.0.1', got {host!r}")
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+    with socket.socket(_family(host), socket.SOCK_STREAM) as s:
         s.settimeout(1.0)
         return s.connect_ex((host, port)) == 0
 
@@ -100,7 +109,7 @@ def train_single_process(
 ) -> dict[str, torch.Tensor]:
     """Train a copy of `model` with SGD on whole batches in this process; return its final weights (lesson 06)."""
     batch_size, steps = _check_data(model, x, y, batch_size, steps)
-    lr = check_number("lr", lr, positive=True)
+    lr = float(check_number("lr", lr, positive=True))
     model = copy.deepcopy(model)  # the caller's model is left untouched
     optimizer = torch.optim.SGD(model.parameters(), lr=lr)
     for _, xb, yb in _batches(x, y, batch_size, steps):
@@ -262,7 +271,7 @@ def run_data_parallel(
     batch_size, steps = _check_data(model, x, y, batch_size, steps)
     world_size = check_number("world_size", world_size, integer=True, positive=True)
     shard(batch_size, world_size, 0)  # checks that the batch splits evenly
-    lr = check_number("lr", lr, positive=True)
+    lr = float(check_number("lr", lr, positive=True))
     backend = check_choice("backend", backend, BACKENDS)
     timeout_s = check_number("timeout_s", timeout_s, positive=True)
     delays = _check_delays(delays, world_size, steps)

@@ -24,6 +24,7 @@ import torch
 
 from lessonkit import __version__
 from lessonkit import device as _device
+from lessonkit._checks import check_bytes, check_number
 from lessonkit.device import as_device, describe_device, nvidia_smi, pick_device
 from lessonkit.gpus import find_gpu
 from lessonkit.timing import MAX_NUMBER, MIN_SAMPLE_S, benchmark, matmul_flops, tflops
@@ -127,6 +128,9 @@ MEMORY_SHARE = 0.5  # the three matrices of a benchmark use at most half of the 
 
 def fitting_size(wanted: int, free_bytes: int | None, element_bytes: int) -> int | None:
     """The largest size from SIZES, at most `wanted`, whose A, B and A @ B fit in half of `free_bytes` (lesson 01)."""
+    wanted = check_number("wanted", wanted, integer=True, positive=True)
+    free_bytes = None if free_bytes is None else check_bytes("free_bytes", free_bytes)
+    element_bytes = check_number("element_bytes", element_bytes, integer=True, positive=True)
     for n in SIZES:
         if n <= wanted and (free_bytes is None or 3 * n * n * element_bytes <= MEMORY_SHARE * free_bytes):
             return n

@@ -17,6 +17,7 @@ from typing import Any
 
 import torch
 
+from lessonkit._checks import check_strings
 from lessonkit.checking import (
     _LOOK,
     CORRECT,
@@ -945,7 +946,7 @@ class Scoreboard(_Shows):
 
 def scoreboard(lesson: str = "04", ids: Iterable[str] | None = None) -> Scoreboard:
     """Each exercise's latest check: correct, not quite, unreadable or not attempted (lesson 04)."""
-    chosen = exercises_for(lesson) if ids is None else [_get(i) for i in ids]
+    chosen = exercises_for(lesson) if ids is None else [_get(i) for i in check_strings("ids", ids, "['04-units']")]
     rows = tuple((ex.id, ex.title, ex.last.status if ex.last else NOT_ATTEMPTED) for ex in chosen)
     return Scoreboard(rows)
 

@@ -17,7 +17,7 @@ from functools import lru_cache
 from importlib import resources
 from types import MappingProxyType
 
-from lessonkit._checks import check_choice
+from lessonkit._checks import check_choice, check_strings
 
 LANGUAGES = ("en", "zh_hans", "zh_hant")
 LANGUAGE_NAMES = MappingProxyType({"en": "English", "zh_hans": "简体中文", "zh_hant": "繁體中文"})
@@ -151,6 +151,5 @@ def glossary_table(keys: Iterable[str] | None = None, *, lang: str = "en") -> Gl
     check_choice("lang", lang, LANGUAGES)
     if keys is None:
         return GlossaryTable(terms(), lang)
-    if isinstance(keys, str):
-        raise TypeError(f"keys must be a list of term keys such as ['vram', 'fp16'], got str {keys!r}")
+    keys = check_strings("keys", keys, "['vram', 'fp16']")
     return GlossaryTable(tuple(find_term(k) for k in keys), lang)

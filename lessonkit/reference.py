@@ -7,6 +7,8 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
+from lessonkit._checks import check_choice
+
 
 @lru_cache(maxsize=1)
 def _load() -> dict[str, Any]:
@@ -43,9 +45,7 @@ def _smi_samples() -> dict[str, Any]:
 def nvidia_smi_sample(key: str = "t4_colab") -> dict[str, Any]:
     """A recorded nvidia-smi printout ('t4_colab' or 'driver_failure') with its source (lesson 01)."""
     samples = {k: v for k, v in _smi_samples().items() if isinstance(v, dict) and "text" in v}
-    if key not in samples:
-        raise ValueError(f"key must be one of {sorted(samples)}, got {key!r}")
-    return dict(samples[key])
+    return dict(samples[check_choice("key", key, sorted(samples))])
 
 
 def colab_t4_cuda_total_memory() -> dict[str, Any]:

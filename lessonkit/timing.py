@@ -22,6 +22,7 @@ from lessonkit.vram import format_bytes
 # samples include them, and the two timers then disagree by up to 2x (benchmarks/timer_fidelity.py).
 MIN_SAMPLE_S = 10e-3
 MAX_NUMBER = 10_000
+MAX_RUNS = 10_000  # warm-up runs or timed samples: more than this is a typo, not a benchmark
 # The clock reads and synchronizations around a sample may cost at most this share of it; on a GPU,
 # where a synchronize costs microseconds, samples can grow beyond MIN_SAMPLE_S.
 MAX_OVERHEAD = 1e-3
@@ -102,10 +103,10 @@ def benchmark(
     if not callable(fn):
         raise TypeError(f"fn must be a callable taking no arguments, got {type(fn).__name__} {fn!r}")
     dev = as_device(device)
-    warmup = check_number("warmup", warmup, integer=True)
-    repeats = check_number("repeats", repeats, integer=True, positive=True)
+    warmup = check_number("warmup", warmup, integer=True, maximum=MAX_RUNS)
+    repeats = check_number("repeats", repeats, integer=True, positive=True, maximum=MAX_RUNS)
     if number is not None:
-        number = check_number("number", number, integer=True, positive=True)
+        number = check_number("number", number, integer=True, positive=True, maximum=MAX_NUMBER)
     if not isinstance(label, str):
         raise TypeError(f"label must be a string, got {type(label).__name__} {label!r}")
 

@@ -91,7 +91,7 @@ def test_lookups_and_table_arguments_are_checked():
         find_term("flux capacitor")
     with pytest.raises(TypeError, match="name must be a string"):
         find_term(3)
-    with pytest.raises(TypeError, match="keys must be a list of term keys"):
+    with pytest.raises(TypeError, match="keys must be a list of strings such as"):
         glossary_table("vram")
     with pytest.raises(ValueError, match=r"lang must be one of \['en', 'zh_hans', 'zh_hant'\]"):
         glossary_table(["vram"], lang="fr")

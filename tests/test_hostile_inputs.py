@@ -1,0 +1,216 @@
+"""Every public lessonkit function, given hostile input, answers plainly or raises a clear error.
+
+For each function there is one valid call; each argument in turn is replaced by a hostile value
+(wrong type, negative, zero, NaN, infinite, huge, a string with a unit, empty, None). Allowed
+outcomes: a normal return (zero is often valid; "16GB" is understood where a memory size is
+expected), or a ValueError/TypeError whose message names the argument. Anything else (a
+ZeroDivisionError, an AttributeError from deep inside, a torch RuntimeError, a hang) fails.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import math
+import pkgutil
+import signal
+from collections.abc import Callable
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+import torch
+
+import lessonkit
+
+HOSTILE: dict[str, Any] = {
+    "wrong type": object(),
+    "a list": [1, 2],
+    "negative": -1,
+    "zero": 0,
+    "NaN": math.nan,
+    "infinite": math.inf,
+    "huge": 10**30,
+    "unit string": "16GB",
+    "empty string": "",
+    "None": None,
+}
+
+
+def _model() -> torch.nn.Module:
+    torch.manual_seed(0)
+    return torch.nn.Linear(4, 2)
+
+
+def _calls() -> dict[str, Callable[[], dict[str, Any]]]:
+    """One valid call per function, as keyword arguments (a fresh set each time)."""
+    model = _model
+    return {
+        "course.colab_url": lambda: {"notebook": "01_find_your_gpu.ipynb"},
+        "course.github_url": lambda: {"notebook": "01_find_your_gpu.ipynb"},
+        "course.colab_badge": lambda: {"notebook": "01_find_your_gpu.ipynb"},
+        "device.as_device": lambda: {"device": "cpu"},
+        "device.synchronize": lambda: {"device": "cpu"},
+        "device.nvidia_smi": lambda: {"executable": "nvidia-smi"},
+        "device.describe_device": lambda: {"device": "cpu"},
+        "distributed.port_is_listening": lambda: {"port": 9, "host": "127.0.0.1"},
+        "distributed.shard": lambda: {"batch_size": 8, "world_size": 2, "rank": 1},
+        "distributed.train_single_process": lambda: {
+            "model": model(),
+            "x": torch.randn(8, 4),
+            "y": torch.randint(0, 2, (8,)),
+            "batch_size": 4,
+            "steps": 1,
+            "lr": 0.1,
+        },
+        "distributed.max_abs_difference": lambda: {"a": model().state_dict(), "b": model().state_dict()},
+        "doctor.bytes_per_param": lambda: {"mode": "full", "dtype": "fp16"},
+        "doctor.vram_budget": lambda: {"memory_bytes": 16 * 2**30},
+        "doctor.fitting_size": lambda: {"wanted": 1024, "free_bytes": 2**30, "element_bytes": 4},
+        "exercises.exercises_for": lambda: {"lesson": "01"},
+        "exercises.scoreboard": lambda: {"lesson": "04", "ids": None},
+        "glossary.find_term": lambda: {"name": "VRAM"},
+        "glossary.glossary_table": lambda: {"keys": ["vram", "cuda"], "lang": "en"},
+        "gpus.catalog": lambda: {"kind": "cuda"},
+        "gpus.find_gpu": lambda: {"name": "Tesla T4"},
+        "gpus.device_name": lambda: {"device": "cpu"},
+        "gpus.spec_for_device": lambda: {"device": "cpu"},
+        "reference.nvidia_smi_sample": lambda: {"key": "t4_colab"},
+        "timing.format_seconds": lambda: {"seconds": 0.088},
+        "timing.benchmark": lambda: {"fn": lambda: None, "device": "cpu", "warmup": 1, "repeats": 2, "number": 1},
+        "timing.naive_time": lambda: {"fn": lambda: None},
+        "timing.matmul_flops": lambda: {"n": 64, "m": 32, "k": 16},
+        "timing.tflops": lambda: {"flops": 2e12, "seconds": 1.0},
+        "timing.gb_per_s": lambda: {"nbytes": 1e9, "seconds": 1.0},
+        "timing.speedup": lambda: {"slow": 1.97, "fast": 0.088},
+        "timing.matmul_sizes_that_fit": lambda: {
+            "sizes": [64, 128],
+            "device": "cpu",
+            "element_bytes": 4,
+            "share": 0.5,
+            "free_bytes": 2**30,
+        },
+        "training.tensor_bytes": lambda: {"tensors": [torch.zeros(3)]},
+        "training.parameter_bytes": lambda: {"model": model()},
+        "training.gradient_bytes": lambda: {"model": model()},
+        "training.optimizer_state_bytes": lambda: {"optimizer": torch.optim.SGD(model().parameters(), lr=0.1)},
+        "training.measure_step": lambda: _measure_step_call(),
+        "training.cuda_peak_bytes": lambda: {"fn": lambda: None, "device": "cuda"},
+        "vram.dtype_bytes": lambda: {"dtype": "fp16"},
+        "vram.weights_bytes": lambda: {"n_params": 8e9, "dtype": "fp16"},
+        "vram.max_params": lambda: {"memory_bytes": 16e9, "dtype": "fp16"},
+        "vram.to_bytes": lambda: {"amount": 15360, "unit": "MiB"},
+        "vram.format_bytes": lambda: {"n": 16e9, "unit": "GB", "digits": 1},
+    }
+
+
+def _measure_step_call() -> dict[str, Any]:
+    model = _model()
+    return {
+        "model": model,
+        "optimizer": torch.optim.SGD(model.parameters(), lr=0.1),
+        "inputs": torch.randn(8, 4),
+        "targets": torch.randint(0, 2, (8,)),
+    }
+
+
+# Public callables that take no learner input, or whose inputs are checked elsewhere, and why.
+EXEMPT = {
+    **{
+        f"checking.{name}": "reads a learner's answer for Exercise.check(), which never raises: "
+        "malformed answers are tested in test_exercises.py"
+        for name in (
+            "close",
+            "judge_number",
+            "not_attempted",
+            "read_billions",
+            "read_choice",
+            "read_memory",
+            "read_number",
+            "read_ratio",
+        )
+    },
+    "course.colab_install_command": "takes no arguments",
+    "device.pick_device": "takes no arguments",
+    "device.in_colab": "takes no arguments",
+    "distributed.free_port": "its one argument is the loopback host the lesson passes itself",
+    "distributed.ddp_worker": "runs inside a spawned process with arguments built by run_data_parallel",
+    "distributed.run_data_parallel": "starts processes: its argument checks are tested in test_distributed.py",
+    "doctor.benchmark_jobs": "internal step of the CLI; its inputs come from describe_device",
+    "doctor.speedup_of": "internal step of the CLI, fed by run_benchmark",
+    "doctor.run_benchmark": "internal step of the CLI, fed by collect",
+    "doctor.collect": "its one learner input, --device, is tested through the CLI in test_doctor.py",
+    "doctor.render_text": "renders a report built by collect",
+    "doctor.add_arguments": "argparse wiring; bad options are tested through the CLI in test_doctor.py",
+    "doctor.run": "the CLI entry point; bad options are tested in test_doctor.py",
+    "exercises.reset": "takes no arguments",
+    "gpus.apple_chip_name": "takes no arguments",
+    "reference.single_runs": "takes no arguments",
+    "reference.sweeps": "takes no arguments",
+    "reference.gpu_checks": "takes no arguments",
+    "reference.colab_t4_cuda_total_memory": "takes no arguments",
+    "training.saved_activations": "a context manager; its argument is checked when it is entered (test_training.py)",
+}
+
+
+def public_functions() -> dict[str, Callable]:
+    found = {}
+    for info in pkgutil.iter_modules(lessonkit.__path__):
+        if info.name.startswith("_") or info.name == "__main__":
+            continue
+        module = importlib.import_module(f"lessonkit.{info.name}")
+        for name, obj in vars(module).items():
+            if not name.startswith("_") and inspect.isfunction(obj) and obj.__module__ == module.__name__:
+                found[f"{info.name}.{name}"] = obj
+    return found
+
+
+FUNCTIONS = public_functions()
+CALLS = _calls()
+CASES = [
+    (qualname, argument, label)
+    for qualname in sorted(CALLS)
+    for argument in CALLS[qualname]()
+    for label in HOSTILE
+]
+
+
+def test_every_public_function_is_covered():
+    missing = sorted(set(FUNCTIONS) - set(CALLS) - set(EXEMPT))
+    assert not missing, f"add a valid call to CALLS (or a reason to EXEMPT) for: {missing}"
+    assert not set(CALLS) - set(FUNCTIONS), "CALLS names a function that no longer exists"
+
+
+@pytest.mark.parametrize("qualname", sorted(CALLS))
+def test_the_valid_call_works(qualname):
+    with time_limit(30):
+        FUNCTIONS[qualname](**CALLS[qualname]())
+
+
+@contextmanager
+def time_limit(seconds: int):
+    def hang(signum, frame):
+        raise TimeoutError(f"no answer within {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, hang)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.mark.parametrize("qualname, argument, label", CASES)
+def test_hostile_argument(qualname, argument, label):
+    kwargs = CALLS[qualname]()
+    kwargs[argument] = HOSTILE[label]
+    try:
+        with time_limit(10):
+            FUNCTIONS[qualname](**kwargs)
+    except (ValueError, TypeError) as exc:
+        assert argument in str(exc), f"{qualname}({argument}={HOSTILE[label]!r}) error does not name it: {exc}"
+    except TimeoutError:
+        pytest.fail(f"{qualname}({argument}={HOSTILE[label]!r}) hung instead of refusing the value")
+    except Exception as exc:  # noqa: BLE001 - anything else is the failure this test looks for
+        pytest.fail(f"{qualname}({argument}={HOSTILE[label]!r}) raised {type(exc).__name__}: {exc}")
