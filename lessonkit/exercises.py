@@ -51,12 +51,10 @@ MIB = 2**20
 # --- facts the exercises are built on (each from lessonkit's sourced data) ---------------------
 
 SPEEDUP_N = 2048  # the matmul size of lesson 02's live CPU-vs-GPU comparison (Step 6)
-# Datasheet peaks of an H100 SXM for fp32 matmuls (an H200 computes at the same rates): 67 TFLOP/s on
-# the ordinary cores, 495 with TF32 Tensor Cores (NVIDIA's 989 assumes sparsity, twice the dense rate).
-# NVIDIA's spec table as copied at https://archive-lib.hpctech.co.jp/gpuproduct/nvidia-h100.html, and
-# https://glennklockwood.com/garden/processors/h100 (which also notes the H200 is an H100 with more memory).
-H100_FP32_TFLOPS = 67
-H100_TF32_TFLOPS = 495
+# Dense datasheet peaks of an H100 SXM for fp32 matmuls, from the GPU catalog (with its sources): the
+# ordinary cores, and TF32 Tensor Cores. No GPU the course meets is faster, so they bound any honest speed-up.
+H100_FP32_TFLOPS = find_gpu("H100_SXM").peak_tflops["fp32"]
+H100_TF32_TFLOPS = find_gpu("H100_SXM").peak_tflops["tf32"]
 MODEL_PARAMS = 14_000_000_000  # the "14B model" of exercises 04-weights and 04-which-gpus
 WHICH_GPUS = ("T4", "L4", "RTX_4090", "A100_40GB", "H100_SXM")
 
