@@ -112,3 +112,11 @@ def test_badge_sync_has_nothing_left_to_change(tmp_path, monkeypatch):
         copy = tmp_path / path.name
         copy.write_bytes(path.read_bytes())
         assert sync_badges.sync_notebook(copy) is False, f"{path.name}: run `make badges`"
+
+
+def test_readme_install_lines_name_this_repository():
+    from lessonkit.course import BRANCH, github_url
+
+    readme = (ROOT / "README.md").read_text("utf-8")
+    found = sync_badges.README_INSTALL.findall(readme)
+    assert found and set(found) == {f"git+{github_url()}.git@{BRANCH}"}, "run `make badges`"

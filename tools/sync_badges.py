@@ -13,10 +13,12 @@ import nbformat
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from lessonkit.course import colab_badge, colab_install_command  # noqa: E402
+from lessonkit.course import BRANCH, colab_badge, colab_install_command, github_url  # noqa: E402
 
 BADGE_LINE = re.compile(r"^\[!\[Open In Colab\]\(.*$", re.MULTILINE)
 INSTALL_LINE = re.compile(r"^(\s*)%pip install .*$", re.MULTILINE)
+# `pip install git+https://github.com/OWNER/REPO.git@BRANCH` lines in the README (the doctor section).
+README_INSTALL = re.compile(r"git\+https://github\.com/[\w.-]+/[\w.-]+?\.git@[\w./-]+")
 TABLE = re.compile(r"(<!-- lessons:start -->\n).*?(<!-- lessons:end -->)", re.DOTALL)
 COLAB_METADATA = {"accelerator": "GPU", "colab": {"gpuType": "T4", "provenance": []}}
 
@@ -69,6 +71,7 @@ def main() -> int:
     if not TABLE.search(text):
         raise SystemExit("README.md has no '<!-- lessons:start -->' ... '<!-- lessons:end -->' block")
     new = TABLE.sub(lambda m: m.group(1) + lesson_table() + m.group(2), text)
+    new = README_INSTALL.sub(f"git+{github_url()}.git@{BRANCH}", new)
     if new != text:
         readme.write_text(new, "utf-8")
     print(f"README.md: {'updated' if new != text else 'already in sync'}")
