@@ -267,3 +267,9 @@ def test_command_line_rejects_what_it_cannot_use(tmp_path: Path, capsys):
     with pytest.raises(SystemExit) as exit_info:
         handouts.main(["--chromium", str(tmp_path / "no-browser"), "--out", str(tmp_path)])
     assert exit_info.value.code == 2 and "make chromium" in capsys.readouterr().err
+
+
+def test_nbval_markers_are_left_out_of_handouts():
+    nb = new_notebook(cells=[new_code_cell("# NBVAL_IGNORE_OUTPUT\nprint('machine-specific')")])
+    page, _ = handouts.to_html(nb, "Test", "stamp")
+    assert "NBVAL_IGNORE_OUTPUT" not in page and "machine-specific" in page

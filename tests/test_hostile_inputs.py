@@ -168,10 +168,7 @@ def public_functions() -> dict[str, Callable]:
 FUNCTIONS = public_functions()
 CALLS = _calls()
 CASES = [
-    (qualname, argument, label)
-    for qualname in sorted(CALLS)
-    for argument in CALLS[qualname]()
-    for label in HOSTILE
+    (qualname, argument, label) for qualname in sorted(CALLS) for argument in CALLS[qualname]() for label in HOSTILE
 ]
 
 
