@@ -62,6 +62,9 @@ class FitTable:
             return "-"
         return "tight" if margin < TIGHT * gpu.usable_bytes else "yes"
 
+    def __repr__(self) -> str:
+        return str(self)
+
     def __str__(self) -> str:
         width = max(len(g.key) for g in self.gpus) + 2
         head = f"{'model':<20}{'needs':>11}  " + "".join(f"{g.key:>{width}}" for g in self.gpus)
@@ -90,7 +93,14 @@ class FitTable:
 
 
 def _describe(options: dict[str, Any]) -> str:
-    parts = [f"{k.replace('_', ' ')} {v}" for k, v in options.items()]
+    parts = []
+    for key, value in options.items():
+        if key == "seq_len":
+            parts.append(f"{value} tokens")
+        elif key == "checkpointing":
+            parts.append("activation checkpointing" if value else "no checkpointing")
+        else:
+            parts.append(f"{key.replace('_', ' ')} {value}")
     return f" ({', '.join(parts)})" if parts else ""
 
 

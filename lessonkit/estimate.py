@@ -131,6 +131,9 @@ class Estimate:
         out.append(("total", format_bytes(self.total, unit, 2), "100%"))
         return out
 
+    def __repr__(self) -> str:
+        return str(self)
+
     def __str__(self) -> str:
         lines = [self.label, f"peak: {self.peak_moment}"]
         lines += [f"  {name:<22}{amount:>12}{share:>6}" for name, amount, share in self.rows()]
@@ -165,6 +168,9 @@ class Fit:
 
     def __bool__(self) -> bool:
         return self.margin >= 0
+
+    def __repr__(self) -> str:
+        return str(self)
 
     def __str__(self) -> str:
         head = f"needs {format_bytes(self.needed, 'GiB', 2)} of {format_bytes(self.available, 'GiB', 2)} on {self.gpu}"
