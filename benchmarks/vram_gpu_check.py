@@ -93,11 +93,26 @@ CPU_SCENARIOS = [  # the same kinds of step, two layers deep and short, so that 
 ]
 
 
-def build(s: Scenario, device: torch.device) -> Transformer:
+def scenario_config(s: Scenario):
     config = find_model(s.model)
-    if s.layers:
-        config = config.with_layers(s.layers)
-    model = Transformer(config, dtype=DTYPES[s.dtype], device="meta")
+    return config.with_layers(s.layers) if s.layers else config
+
+
+def planned(s: Scenario):
+    """The estimate from the config alone, before anything is built (to skip what cannot fit)."""
+    config, kw = scenario_config(s), dict(seq_len=s.seq, batch=s.batch, cuda_context=0)
+    if s.kind == "infer":
+        return estimate_inference(config, dtype=s.dtype, **kw)
+    if s.kind == "lora":
+        return estimate_lora(
+            config, base_dtype=s.dtype, rank=s.rank, optimizer=s.optimizer, checkpointing=s.checkpointing, **kw
+        )
+    precision = f"mixed_{s.dtype}" if s.kind == "mixed" else s.dtype
+    return estimate_training(config, precision=precision, optimizer=s.optimizer, checkpointing=s.checkpointing, **kw)
+
+
+def build(s: Scenario, device: torch.device) -> Transformer:
+    model = Transformer(scenario_config(s), dtype=DTYPES[s.dtype], device="meta")
     model.to_empty(device=device)
     torch.manual_seed(0)
     with torch.no_grad():
@@ -181,15 +196,19 @@ def cuda_context_bytes(device: torch.device) -> int | None:
 def run(device: torch.device, scenarios: list[Scenario]) -> list[dict]:
     results = []
     for s in scenarios:
-        model = build(s, device)
-        step, est, cpu_before = make_step(s, model, device)
         if device.type == "cuda":
             free, _ = torch.cuda.mem_get_info(device)
-            if est.total > 0.9 * (free + torch.cuda.memory_allocated(device)):
-                results.append({"scenario": s.name, "skipped": f"needs about {format_bytes(est.total)}"})
-                del model, step
-                torch.cuda.empty_cache()
+            need = planned(s).total
+            if need > 0.9 * free:
+                results.append(
+                    {"scenario": s.name, "skipped": f"needs about {format_bytes(need)}, {format_bytes(free)} free"}
+                )
                 continue
+            if s.dtype == "bf16" and not torch.cuda.is_bf16_supported():
+                results.append({"scenario": s.name, "skipped": "this GPU has no bf16 support"})
+                continue
+        model = build(s, device)
+        step, est, cpu_before = make_step(s, model, device)
         start = time.perf_counter()
         before, peak = peak_bytes(step, device)
         if device.type != "cuda":

@@ -456,7 +456,9 @@ def estimate_training(
     state, scratch = _optimizer_bytes(trainable, optimizer, state_bytes)
     # The optimizer steps the fp32 master copy, so it needs the gradients in fp32 too.
     master_grads = 4 * n_train if spec["master"] else 0
-    act = max(t.bytes_per_value for t in trainable) if subject.from_module else dtype_bytes(spec["weights"])
+    act = dtype_bytes(spec["weights"])  # bytes per activation value: the dtype the model computes in
+    if subject.from_module:
+        act = max((t.bytes_per_value for t in trainable), default=act)
     label = (
         f"{subject.name} · full fine-tuning · {precision}, {optimizer}"
         f"{', checkpointing' if checkpointing else ''} · {seq_len} tokens x batch {batch}"
@@ -472,7 +474,7 @@ def estimate_training(
         state=state,
         step_scratch=scratch,
         act=act,
-        grad_value_bytes=dtype_bytes(spec["weights"]),
+        grad_value_bytes=act,
         master_grads=master_grads,
         seq_len=seq_len,
         batch=batch,
