@@ -1,4 +1,8 @@
-"""Bytes per parameter, weight memory and unit conversion for "what fits in VRAM" (lesson 03)."""
+"""Bytes per parameter, weight memory and unit conversion (lesson 03), and the VRAM estimator (lesson 07).
+
+The estimator lives in lessonkit/estimate.py (parts in memparts.py, model shapes in models.py);
+its public names are importable from here too, e.g. `from lessonkit.vram import fits`.
+"""
 
 from __future__ import annotations
 
@@ -59,3 +63,45 @@ def format_bytes(n: float, unit: str = "GiB", digits: int = 1) -> str:
     check_choice("unit", unit, UNITS)
     places = check_number("digits", digits, integer=True)
     return f"{value / UNITS[unit]:.{places}f} {unit}"
+
+
+# --- the VRAM estimator of lesson 07, importable from here --------------------------------------------
+
+_ESTIMATOR_NAMES = (
+    "DEFAULT_CUDA_CONTEXT_BYTES",
+    "Estimate",
+    "Fit",
+    "estimate",
+    "estimate_inference",
+    "estimate_lora",
+    "estimate_training",
+    "fits",
+    "gpu_memory",
+    "largest_model_that_fits",
+    "lora_params",
+)
+
+
+__all__ = [
+    "DTYPE_BYTES",
+    "UNITS",
+    "dtype_bytes",
+    "format_bytes",
+    "max_params",
+    "to_bytes",
+    "weights_bytes",
+    *_ESTIMATOR_NAMES,
+]
+
+
+def __getattr__(name: str):
+    # lessonkit.estimate imports this module, so its names are looked up on first use, not at import.
+    if name in _ESTIMATOR_NAMES:
+        from lessonkit import estimate
+
+        return getattr(estimate, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(list(globals()) + list(_ESTIMATOR_NAMES))

@@ -1,0 +1,342 @@
+"""The VRAM calculator of lesson 07: a fit table, a stacked-bar plot, and interactive controls.
+
+Everything here draws on lessonkit.vram's estimates. `Calculator` works without a browser too:
+its `report()` and `figure()` show the current result as ordinary output, so a notebook shows real
+content in nbval, on GitHub and on paper; `widget()` adds the controls (ipywidgets 7 or 8) in a
+live Jupyter or Colab session. ipywidgets and matplotlib are imported only when needed.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from lessonkit._checks import check_choice, check_number
+from lessonkit.estimate import COMPONENT_LABELS, MODES, Estimate, Fit, estimate, fits, gpu_memory
+from lessonkit.gpus import GpuSpec, catalog
+from lessonkit.models import ModelConfig, catalog_models, find_model
+from lessonkit.vram import format_bytes
+
+MODE_LABELS = {"inference": "inference", "lora": "LoRA fine-tuning", "full": "full fine-tuning"}
+MODE_DTYPES = {
+    "inference": ("fp16", "bf16", "fp8", "int8", "int4", "fp32"),
+    "lora": ("bf16", "fp16", "int8", "int4"),
+    "full": ("bf16", "fp16", "fp32"),
+}
+TIGHT = 0.05  # a fit with less than 5% of the GPU's memory to spare is marked "tight"
+COLOURS = {  # one colour per component, the same in every plot
+    "cuda_context": "#7f7f7f",
+    "weights": "#1f77b4",
+    "quant_scales": "#aec7e8",
+    "adapters": "#17becf",
+    "master_weights": "#9467bd",
+    "optimizer_state": "#d62728",
+    "gradients": "#ff7f0e",
+    "master_gradients": "#ffbb78",
+    "activations": "#2ca02c",
+    "kv_cache": "#bcbd22",
+    "temporaries": "#e377c2",
+}
+
+
+# --- which models fit on which GPUs -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FitTable:
+    """Rows of models, columns of GPUs: does each model fit, for one mode and dtype (lesson 07)."""
+
+    mode: str
+    dtype: str
+    models: tuple[ModelConfig, ...]
+    gpus: tuple[GpuSpec, ...]
+    needed: tuple[int, ...]  # bytes per model
+    options: dict[str, Any]
+
+    def verdict(self, i: int, gpu: GpuSpec) -> str:
+        """'yes', 'tight' (fits with under 5% of the memory to spare) or '-' for model i on `gpu` (lesson 07)."""
+        margin = gpu.usable_bytes - self.needed[i]
+        if margin < 0:
+            return "-"
+        return "tight" if margin < TIGHT * gpu.usable_bytes else "yes"
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def __str__(self) -> str:
+        width = max(len(g.key) for g in self.gpus) + 2
+        head = f"{'model':<20}{'needs':>11}  " + "".join(f"{g.key:>{width}}" for g in self.gpus)
+        lines = [f"{MODE_LABELS[self.mode]}, {self.dtype}{_describe(self.options)}", head]
+        for i, m in enumerate(self.models):
+            marks = "".join(f"{self.verdict(i, g):>{width}}" for g in self.gpus)
+            lines.append(f"{m.name:<20}{format_bytes(self.needed[i], 'GiB', 1):>11}  {marks}")
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        head = "".join(f"<th>{html.escape(g.key)}</th>" for g in self.gpus)
+        colours = {"yes": "#d9f2d9", "tight": "#fff2cc", "-": "#ffffff"}
+        rows = []
+        for i, m in enumerate(self.models):
+            cells = "".join(
+                f"<td style='background:{colours[v]}'>{v}</td>" for v in (self.verdict(i, g) for g in self.gpus)
+            )
+            need = format_bytes(self.needed[i], "GiB", 1)
+            rows.append(f"<tr><td style='text-align:left'>{html.escape(m.name)}</td><td>{need}</td>{cells}</tr>")
+        title = html.escape(f"{MODE_LABELS[self.mode]}, {self.dtype}{_describe(self.options)}")
+        return (
+            f"<p><b>{title}</b></p><table><tr><th style='text-align:left'>model</th><th>needs</th>{head}</tr>"
+            + "".join(rows)
+            + "</table>"
+        )
+
+
+def _describe(options: dict[str, Any]) -> str:
+    parts = []
+    for key, value in options.items():
+        if key == "seq_len":
+            parts.append(f"{value} tokens")
+        elif key == "checkpointing":
+            parts.append("activation checkpointing" if value else "no checkpointing")
+        else:
+            parts.append(f"{key.replace('_', ' ')} {value}")
+    return f" ({', '.join(parts)})" if parts else ""
+
+
+def fit_table(
+    mode: str = "inference",
+    dtype: str = "fp16",
+    models: Sequence[ModelConfig | str] | None = None,
+    gpus: Sequence[GpuSpec | str] | None = None,
+    **options: Any,
+) -> FitTable:
+    """Estimate every model (default: the catalog) in one mode and dtype, and mark which GPUs hold it (lesson 07)."""
+    check_choice("mode", mode, MODES)
+    check_choice("dtype", dtype, MODE_DTYPES[mode])
+    chosen = tuple(find_model(m) if isinstance(m, str) else m for m in (models or catalog_models()))
+    gpu_specs = tuple(g if isinstance(g, GpuSpec) else _find_gpu(g) for g in (gpus or catalog()))
+    needed = tuple(estimate(m, mode, dtype, **options).total for m in chosen)
+    return FitTable(mode, dtype, chosen, gpu_specs, needed, dict(options))
+
+
+def _find_gpu(name: str) -> GpuSpec:
+    from lessonkit.gpus import find_gpu
+
+    return find_gpu(name)
+
+
+# --- the stacked-bar plot ---------------------------------------------------------------------------
+
+
+def plot_breakdown(
+    estimates: Sequence[Estimate],
+    labels: Sequence[str] | None = None,
+    *,
+    moments: bool = False,
+    gpu: GpuSpec | str | float | None = None,
+    unit: str = "GiB",
+    ax: Any = None,
+) -> Any:
+    """Stacked bars of memory per component, one bar per estimate (or per moment); returns the Axes (lesson 07).
+
+    moments=True draws every moment of each estimate side by side (training: start of the backward
+    pass and optimizer step). gpu draws a dashed line at that GPU's memory.
+    """
+    import matplotlib.pyplot as plt
+
+    from lessonkit.vram import UNITS
+
+    check_choice("unit", unit, UNITS)
+    if ax is None:
+        rows = sum(len(e.moments) if moments else 1 for e in estimates)
+        _, ax = plt.subplots(figsize=(9, 1.0 + 0.45 * rows))
+    bars: list[tuple[str, dict[str, int]]] = []
+    for i, est in enumerate(estimates):
+        name = labels[i] if labels is not None else " · ".join(est.label.split(" · ")[:2])
+        if moments:
+            bars += [(f"{name}\n{m}".strip(), parts) for m, parts in est.moments.items()]
+        else:
+            bars.append((name, est.breakdown))
+    scale = UNITS[unit]
+    for row, (_, parts) in enumerate(bars):
+        left = 0.0
+        for key in COMPONENT_LABELS:
+            value = parts.get(key, 0) / scale
+            if value:
+                ax.barh(row, value, left=left, color=COLOURS[key], edgecolor="white", linewidth=0.5)
+                left += value
+    shown = [k for k in COMPONENT_LABELS if any(p.get(k) for _, p in bars)]
+    handles = [plt.Rectangle((0, 0), 1, 1, color=COLOURS[k]) for k in shown]
+    ax.legend(handles, [COMPONENT_LABELS[k] for k in shown], loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
+    if gpu is not None:
+        available, name = gpu_memory(gpu)
+        ax.axvline(available / scale, color="black", linestyle="--", linewidth=1)
+        ax.text(available / scale, 0.02, f" {name}", transform=ax.get_xaxis_transform(), fontsize=8, va="bottom")
+    ax.set_yticks(range(len(bars)), [b[0] for b in bars], fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel(f"memory ({unit})")
+    return ax
+
+
+# --- the calculator --------------------------------------------------------------------------------
+
+
+class Calculator:
+    """Pick a model, mode, dtype, sequence length, batch and GPU; see the estimate and whether it fits (lesson 07).
+
+    `report()` and `figure()` give the current result as ordinary output; `widget()` returns the
+    interactive version (dropdowns and sliders that redraw the result when changed).
+    """
+
+    def __init__(
+        self,
+        model: str = "llama-3.1-8b",
+        mode: str = "inference",
+        dtype: str = "fp16",
+        seq_len: int = 4096,
+        batch: int = 1,
+        gpu: str = "T4",
+        checkpointing: bool = False,
+    ) -> None:
+        self.values: dict[str, Any] = {}
+        self.set(
+            model=model, mode=mode, dtype=dtype, seq_len=seq_len, batch=batch, gpu=gpu, checkpointing=checkpointing
+        )
+
+    def set(self, **values: Any) -> Calculator:
+        """Change some inputs (model, mode, dtype, seq_len, batch, gpu, checkpointing) and recompute (lesson 07).
+
+        A dtype that the new mode does not offer (int4 when switching to full fine-tuning, say)
+        falls back to that mode's first choice.
+        """
+        allowed = ("model", "mode", "dtype", "seq_len", "batch", "gpu", "checkpointing")
+        unknown = set(values) - set(allowed)
+        if unknown:
+            raise ValueError(f"set() takes {list(allowed)}, got {sorted(unknown)}")
+        new = dict(self.values, **values)
+        new["model"] = find_model(new["model"]).key
+        mode = check_choice("mode", new["mode"], MODES)
+        if "dtype" not in values and new["dtype"] not in MODE_DTYPES[mode]:
+            new["dtype"] = MODE_DTYPES[mode][0]
+        check_choice("dtype", new["dtype"], MODE_DTYPES[mode])
+        new["seq_len"] = check_number("seq_len", new["seq_len"], positive=True, integer=True)
+        new["batch"] = check_number("batch", new["batch"], positive=True, integer=True)
+        new["gpu"] = _find_gpu(new["gpu"]).key
+        if not isinstance(new["checkpointing"], bool):
+            raise TypeError(f"checkpointing must be True or False, got {new['checkpointing']!r}")
+        options = {"seq_len": new["seq_len"], "batch": new["batch"]}
+        if mode != "inference":
+            options["checkpointing"] = new["checkpointing"]
+        self.estimate: Estimate = estimate(new["model"], mode, new["dtype"], **options)
+        self.fit: Fit = fits(self.estimate, new["gpu"])
+        self.values = new
+        return self
+
+    def report(self) -> _Report:
+        """The estimate's table and the verdict, as text and HTML (lesson 07)."""
+        return _Report(self.estimate, self.fit)
+
+    def figure(self) -> Any:
+        """A stacked-bar plot of every moment of the estimate, with the GPU's memory marked (lesson 07)."""
+        import matplotlib.pyplot as plt
+
+        fig, ax = plt.subplots(figsize=(9, 1.6 + 0.5 * len(self.estimate.moments)))
+        plot_breakdown([self.estimate], [""], moments=True, gpu=self.values["gpu"], ax=ax)
+        ax.set_title(self.estimate.label, fontsize=9, loc="left")
+        fig.tight_layout()
+        return fig
+
+    def widget(self) -> Any:
+        """The interactive calculator: ipywidgets controls above an output area (lesson 07)."""
+        import ipywidgets as w
+
+        style, wide = {"description_width": "90px"}, w.Layout(width="380px")
+        controls = {
+            "model": w.Dropdown(
+                options=[(f"{m.name} ({m.n_params / 1e9:.2f}B)", m.key) for m in catalog_models()],
+                value=self.values["model"],
+                description="Model",
+                style=style,
+                layout=wide,
+            ),
+            "mode": w.Dropdown(
+                options=[(MODE_LABELS[m], m) for m in MODES], value=self.values["mode"], description="Mode", style=style
+            ),
+            "dtype": w.Dropdown(
+                options=list(MODE_DTYPES[self.values["mode"]]),
+                value=self.values["dtype"],
+                description="Precision",
+                style=style,
+            ),
+            "seq_len": w.Dropdown(
+                options=[2**k for k in range(7, 18)], value=self.values["seq_len"], description="Tokens", style=style
+            ),
+            "batch": w.IntSlider(value=self.values["batch"], min=1, max=64, description="Batch", style=style),
+            "checkpointing": w.Checkbox(
+                value=self.values["checkpointing"], description="activation checkpointing (training)", indent=False
+            ),
+            "gpu": w.Dropdown(
+                options=[(f"{g.name} ({g.memory_mib_smi} MiB)", g.key) for g in catalog()],
+                value=self.values["gpu"],
+                description="GPU",
+                style=style,
+                layout=wide,
+            ),
+        }
+        out = w.Output()
+        busy = []
+
+        def redraw(_change: Any = None) -> None:
+            if busy:  # changing the dtype choices below fires this again: ignore that
+                return
+            busy.append(True)
+            try:
+                offered = list(MODE_DTYPES[controls["mode"].value])
+                if list(controls["dtype"].options) != offered:
+                    keep = controls["dtype"].value
+                    controls["dtype"].options = offered
+                    controls["dtype"].value = keep if keep in offered else offered[0]
+                self.set(**{k: c.value for k, c in controls.items()})
+                self._show(out)
+            finally:
+                busy.clear()
+
+        for control in controls.values():
+            control.observe(redraw, names="value")
+        self.controls = controls
+        self._show(out)
+        return w.VBox(
+            [
+                w.HBox([controls["model"], controls["gpu"]]),
+                w.HBox([controls["mode"], controls["dtype"]]),
+                w.HBox([controls["seq_len"], controls["batch"]]),
+                controls["checkpointing"],
+                out,
+            ]
+        )
+
+    def _show(self, out: Any) -> None:
+        import matplotlib.pyplot as plt
+        from IPython.display import display
+
+        out.clear_output(wait=True)
+        with out:
+            display(self.report())
+            fig = self.figure()
+            display(fig)
+            plt.close(fig)
+
+
+class _Report:
+    def __init__(self, est: Estimate, fit: Fit) -> None:
+        self.estimate, self.fit = est, fit
+
+    def __str__(self) -> str:
+        return f"{self.estimate}\n{self.fit}"
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def _repr_html_(self) -> str:
+        return self.estimate._repr_html_() + self.fit._repr_html_()

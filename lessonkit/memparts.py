@@ -1,0 +1,177 @@
+"""The parts of GPU memory, one formula each: KV cache, activations, optimizer state, temporaries (lesson 07).
+
+Every function here is plain arithmetic on a ModelConfig and byte sizes, and each one counts the
+tensors a real PyTorch implementation keeps (lessonkit.transformer is the one they are checked
+against). `lessonkit.vram` adds the parts up into estimates; the tests and
+benchmarks/activation_error.py compare them with real tensors.
+
+Activations are the tensors autograd saves in the forward pass to compute gradients in the
+backward pass. Per token and per layer they are, for a pre-norm layer in `act` bytes per value
+(h = hidden size, f = MLP width, q = num_heads x head_dim, kv = num_kv_heads x head_dim):
+
+- each norm: RMSNorm (Hugging Face style) keeps its input in fp32 (4h) and, when its weight
+  trains, its normalised output (act x h); LayerNorm keeps its input (act x h) and two fp32 stats;
+- the norm's output, kept by the next linear layer when that layer's weight trains (act x h);
+- attention: the query after rotation (act x q), keys and values (act x 2q when grouped-query
+  heads are repeated to match the queries, act x 2kv otherwise), the attention output (act x q)
+  and its log-sum-exp (4 bytes per head); the output projection reads the attention output;
+- a gated MLP: the gate output, the activation output, the up output and their product (4 x act x f);
+  a plain MLP: the up output and the activation output (2 x act x f);
+- once per model: the final norm, the log-probabilities of the loss in fp32 (4 x vocab), the ids.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+from lessonkit.models import ModelConfig
+
+LOGSUMEXP_BYTES = 4  # fp32 log-sum-exp per head and token, kept by fused (flash) attention
+STAT_BYTES = 4  # LayerNorm's mean and 1/std, RMSNorm's 1/rms: fp32 per token
+INDEX_BYTES = 8  # token ids and labels are int64
+
+
+def kv_cache_bytes(config: ModelConfig, tokens: int, bytes_per_value: float) -> int:
+    """KV cache for `tokens` tokens (sequence x batch): 2 x layers x kv_heads x head_dim x bytes each (lesson 07)."""
+    return math.ceil(config.kv_cache_bytes_per_token(bytes_per_value) * tokens)
+
+
+def _norm_saved(config: ModelConfig, act: float, weight_trains: bool) -> float:
+    h = config.hidden_size
+    if config.norm == "layernorm":  # keeps its input and two fp32 statistics, trainable or not
+        return act * h + 2 * STAT_BYTES
+    return 4 * h + STAT_BYTES + (act * h if weight_trains else 0)
+
+
+def layer_activation_bytes_per_token(
+    config: ModelConfig,
+    act: float,
+    *,
+    trainable: bool = True,
+    lora_targets: Iterable[str] = (),
+    lora_rank: int = 0,
+    adapter_bytes: float = 4.0,
+) -> float:
+    """Bytes one transformer layer saves for the backward pass, per token (lesson 07).
+
+    trainable: the layer's own weights train (full fine-tuning). With trainable=False the weights
+    are frozen and only the projections named in `lora_targets` carry a trainable LoRA adapter,
+    which keeps its input cast to the adapter's dtype (`adapter_bytes`, fp32 in PEFT) and its
+    rank-r intermediate.
+    """
+    c, a = config, act
+    h, f, q, kv = c.hidden_size, c.intermediate_size, c.q_dim, c.kv_dim
+    lora = set(lora_targets)
+
+    def reads(name: str, width: int) -> tuple[bool, float]:
+        # Does linear layer `name` keep the very tensor it reads (shared with its neighbours), and
+        # what does its adapter keep on top? A frozen layer keeps nothing: its weight needs no gradient.
+        if trainable:
+            return True, 0.0
+        if name not in lora:
+            return False, 0.0
+        if adapter_bytes != a:  # PEFT casts the input to the adapter's dtype: a copy per adapter
+            return False, adapter_bytes * width + adapter_bytes * lora_rank
+        return True, adapter_bytes * lora_rank
+
+    total = 0.0
+    # attention block
+    total += _norm_saved(c, a, trainable)
+    q_in = [reads(n, h) for n in ("q", "k", "v")]
+    if any(keeps for keeps, _ in q_in):
+        total += a * h  # the norm's output, read by q, k and v
+    total += sum(extra for _, extra in q_in)
+    # Grouped-query attention repeats each key/value head for its group of query heads: a copy,
+    # except with a single key/value head, where the repeat is a view of it.
+    repeated = c.num_kv_heads not in (1, c.num_heads)
+    total += a * q + (2 * a * q if repeated else 2 * a * kv)  # query, keys, values as attention sees them
+    total += a * q + LOGSUMEXP_BYTES * c.num_heads  # attention output (also the o projection's input)
+    total += reads("o", q)[1]
+    if c.norms_per_layer == 4:
+        total += _norm_saved(c, a, trainable)
+    # MLP block
+    total += _norm_saved(c, a, trainable)
+    names = ("gate", "up") if c.mlp == "gated" else ("up",)
+    mlp_in = [reads(n, h) for n in names]
+    if any(keeps for keeps, _ in mlp_in):
+        total += a * h
+    total += sum(extra for _, extra in mlp_in)
+    total += (3 if c.mlp == "gated" else 1) * a * f  # activation input and output, up output
+    keeps, extra = reads("down", f)
+    total += (a * f if keeps else 0) + extra  # the down projection's input
+    if c.norms_per_layer == 4:
+        total += _norm_saved(c, a, trainable)
+    return total
+
+
+def head_activation_bytes_per_token(config: ModelConfig, act: float, *, trainable: bool = True) -> float:
+    """Bytes the final norm, output head and loss save per token: mostly fp32 log-probabilities (lesson 07)."""
+    c = config
+    total = _norm_saved(c, act, trainable) + (act * c.hidden_size if trainable else 0)
+    total += 4 * c.vocab_size  # log-softmax output in fp32, kept by the cross-entropy loss
+    total += INDEX_BYTES * (2 if trainable else 1)  # labels; token ids too when the embedding trains
+    return total
+
+
+def activation_bytes(
+    config: ModelConfig,
+    batch: int,
+    seq: int,
+    act: float,
+    *,
+    checkpointing: bool = False,
+    trainable: bool = True,
+    lora_targets: Iterable[str] = (),
+    lora_rank: int = 0,
+    adapter_bytes: float = 4.0,
+) -> int:
+    """Activations one training step keeps until the backward pass (lesson 07).
+
+    With activation checkpointing each layer keeps only its input (act x hidden per token) and is
+    recomputed in the backward pass; `recompute_bytes` gives what that adds at its peak.
+    """
+    tokens = batch * seq
+    c = config
+    if checkpointing:
+        per_layer = act * c.hidden_size
+    else:
+        per_layer = layer_activation_bytes_per_token(
+            c,
+            act,
+            trainable=trainable,
+            lora_targets=lora_targets,
+            lora_rank=lora_rank,
+            adapter_bytes=adapter_bytes,
+        )
+    total = tokens * (per_layer * c.num_layers + head_activation_bytes_per_token(c, act, trainable=trainable))
+    if not trainable and not checkpointing:
+        # A frozen embedding gives the first layer an input that needs no gradient: its first
+        # norm keeps nothing.
+        total -= tokens * _norm_saved(c, act, False)
+    if c.learned_positions and trainable:
+        total += INDEX_BYTES * seq  # position ids, kept by the position embedding
+    if not c.learned_positions:
+        total += 2 * seq * c.head_dim * act  # the rotary cos and sin tables, shared by all layers
+    return math.ceil(total)
+
+
+def logit_gradient_bytes(config: ModelConfig, tokens: int) -> int:
+    """The loss's backward pass holds two fp32 logit-sized gradients at once (lesson 07)."""
+    return 2 * 4 * config.vocab_size * tokens
+
+
+def prefill_workspace_bytes(config: ModelConfig, batch: int, seq: int, act: float) -> int:
+    """Largest set of temporaries while a prompt is read without gradients (lesson 07).
+
+    The peak is inside a layer's MLP: the layer's input, the residual stream and the norm's output
+    (3 x hidden) plus, gated, the activation output, the up output and their product (3 x MLP
+    width), or, plain, the up output and the activation output (2 x MLP width); with the rotary
+    tables. (The final norm and the last position's logits come later and take less.)
+    """
+    c = config
+    tokens = batch * seq
+    mlp = tokens * act * (3 * c.hidden_size + (3 if c.mlp == "gated" else 2) * c.intermediate_size)
+    head = tokens * (act + 8) * c.hidden_size + batch * c.vocab_size * act  # final norm in fp32, logits
+    rope = 0 if c.learned_positions else 2 * seq * c.head_dim * act
+    return math.ceil(max(mlp, head) + rope)

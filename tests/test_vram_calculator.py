@@ -1,0 +1,113 @@
+"""lessonkit.calculator: the fit table, the stacked-bar plot and the interactive calculator (lesson 07)."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")  # no window: the plots are only inspected
+
+import matplotlib.pyplot as plt  # noqa: E402
+import pytest  # noqa: E402
+
+from lessonkit.calculator import MODE_DTYPES, Calculator, fit_table, plot_breakdown  # noqa: E402
+from lessonkit.gpus import find_gpu  # noqa: E402
+from lessonkit.models import catalog_models  # noqa: E402
+from lessonkit.vram import estimate, fits  # noqa: E402
+
+
+def test_fit_table_marks_each_model_and_gpu():
+    table = fit_table("inference", "fp16", gpus=["T4", "A100_80GB", "H200"])
+    assert len(table.models) == len(catalog_models()) and [g.key for g in table.gpus] == ["T4", "A100_80GB", "H200"]
+    for i, model in enumerate(table.models):
+        need = estimate(model, "inference", "fp16").total
+        assert table.needed[i] == need
+        for gpu in table.gpus:
+            assert (table.verdict(i, gpu) != "-") == bool(fits(estimate(model, "inference", "fp16"), gpu))
+    row = {m.key: i for i, m in enumerate(table.models)}
+    assert table.verdict(row["gpt2"], find_gpu("T4")) == "yes"
+    assert table.verdict(row["llama-3.1-70b"], find_gpu("A100_80GB")) == "-"
+    assert "H200" in str(table) and table._repr_html_().count("<tr>") == len(table.models) + 1
+
+
+def test_fit_table_marks_a_tight_fit():
+    t4 = find_gpu("T4")
+    need = estimate("mistral-7b", "inference", "fp16").total
+    table = fit_table("inference", "fp16", models=["mistral-7b"], gpus=[t4])
+    margin = t4.usable_bytes - need
+    expected = "-" if margin < 0 else ("tight" if margin < 0.05 * t4.usable_bytes else "yes")
+    assert table.verdict(0, t4) == expected
+
+
+def test_fit_table_passes_options_on():
+    short = fit_table("lora", "int4", models=["llama-3.1-8b"], gpus=["T4"], seq_len=512)
+    long = fit_table("lora", "int4", models=["llama-3.1-8b"], gpus=["T4"], seq_len=4096)
+    assert short.needed[0] < long.needed[0] and "512 tokens" in str(short)
+    with pytest.raises(ValueError, match="dtype must be one of"):
+        fit_table("full", "int4")
+
+
+def test_plot_breakdown_stacks_every_component():
+    ests = [estimate("llama-3.1-8b", "inference", "fp16"), estimate("llama-3.1-8b", "full", "bf16")]
+    ax = plot_breakdown(ests, ["inference", "training"], gpu="A100_80GB")
+    bars = [p for p in ax.patches if p.get_width() > 0]
+    assert len(bars) == sum(len(e.breakdown) for e in ests)
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["inference", "training"]
+    widths = {}
+    for p in bars:
+        row = round(p.get_y() + p.get_height() / 2)
+        widths[row] = widths.get(row, 0) + p.get_width()
+    assert widths[1] == pytest.approx(ests[1].total / 2**30)
+    plt.close(ax.figure)
+    ax = plot_breakdown(ests[1:], moments=True)
+    assert len(ax.get_yticklabels()) == 2
+    plt.close(ax.figure)
+
+
+def test_calculator_report_and_figure_show_the_default_result():
+    calc = Calculator()
+    assert calc.values == {
+        "model": "llama-3.1-8b",
+        "mode": "inference",
+        "dtype": "fp16",
+        "seq_len": 4096,
+        "batch": 1,
+        "gpu": "T4",
+        "checkpointing": False,
+    }
+    text = str(calc.report())
+    assert "Llama 3.1 8B" in text and "does not fit" in text and "NVIDIA T4" in text
+    assert "<table>" in calc.report()._repr_html_()
+    fig = calc.figure()
+    assert fig.axes and fig.axes[0].get_title(loc="left") == calc.estimate.label
+    plt.close(fig)
+
+
+def test_calculator_set_recomputes_and_checks_its_inputs():
+    calc = Calculator().set(model="llama-3.1-8b", mode="lora", dtype="int4", seq_len=1024, checkpointing=True)
+    assert calc.estimate.total == estimate("llama-3.1-8b", "lora", "int4", seq_len=1024, checkpointing=True).total
+    assert bool(calc.fit) == bool(fits(calc.estimate, "T4"))
+    calc.set(mode="full")  # int4 is not a choice for full fine-tuning: falls back to bf16
+    assert calc.values["dtype"] == MODE_DTYPES["full"][0]
+    with pytest.raises(ValueError, match=r"set\(\) takes"):
+        calc.set(gpus="T4")
+    with pytest.raises(ValueError, match="dtype must be one of"):
+        calc.set(mode="full", dtype="int4")
+    with pytest.raises(TypeError, match="checkpointing must be True or False"):
+        calc.set(checkpointing="yes")
+    with pytest.raises(ValueError, match="not in the GPU catalog"):
+        calc.set(gpu="Voodoo 5")
+
+
+def test_calculator_widget_follows_its_controls():
+    calc = Calculator()
+    box = calc.widget()
+    assert box.children and set(calc.controls) == set(calc.values)
+    calc.controls["mode"].value = "lora"
+    assert calc.values["mode"] == "lora" and list(calc.controls["dtype"].options) == list(MODE_DTYPES["lora"])
+    calc.controls["dtype"].value = "int4"
+    calc.controls["seq_len"].value = 8192
+    calc.controls["gpu"].value = "A100_80GB"
+    assert calc.estimate.total == estimate("llama-3.1-8b", "lora", "int4", seq_len=8192).total
+    assert calc.fit.gpu == find_gpu("A100_80GB").name
+    calc.controls["mode"].value = "full"  # int4 is not offered for full fine-tuning
+    assert calc.values["dtype"] == MODE_DTYPES["full"][0] == calc.controls["dtype"].value
