@@ -218,6 +218,21 @@ def check_timer_fidelity(ctx: Context) -> dict[str, Any]:
     return {"rows": [r.to_dict() for r in rows], "summary": timer_fidelity.summary(rows)}
 
 
+@section("vram", "lessonkit.vram's estimates against torch.cuda.max_memory_allocated() for whole steps")
+def check_vram(ctx: Context) -> dict[str, Any]:
+    import vram_gpu_check
+
+    scenarios = vram_gpu_check.CPU_SCENARIOS if ctx.smoke else vram_gpu_check.GPU_SCENARIOS
+    results = vram_gpu_check.run(ctx.device, scenarios)
+    measured = [r for r in results if "skipped" not in r]
+    return {
+        "target_pct": vram_gpu_check.TARGET_PCT,
+        "results": results,
+        "worst_error_pct": max((abs(r["error_pct"]) for r in measured), default=None),
+        "all_within_target": all(r["within_target"] for r in measured),
+    }
+
+
 def notebook_command(root: Path) -> list[str]:
     """pytest with nbval in lax mode over every notebook: outputs differ from the stored CPU ones, errors do not."""
     return [

@@ -15,6 +15,8 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 
+from lessonkit.device import as_device
+
 
 def _storages(tensors: Iterable[torch.Tensor]) -> dict[tuple[str, int], int]:
     found: dict[tuple[str, int], int] = {}
@@ -27,21 +29,36 @@ def _storages(tensors: Iterable[torch.Tensor]) -> dict[tuple[str, int], int]:
 
 def storage_bytes(tensors: Iterable[torch.Tensor]) -> int:
     """Bytes of the distinct storages behind `tensors`: views and repeats count once (lesson 07)."""
+    if isinstance(tensors, (str, bytes, torch.Tensor)) or not isinstance(tensors, Iterable):
+        raise TypeError(f"tensors must be a list of tensors, got {type(tensors).__name__} {tensors!r}")
+    tensors = list(tensors)
+    for t in tensors:
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"tensors must hold only tensors, got {type(t).__name__} {t!r}")
     return sum(_storages(tensors).values())
+
+
+def _check_module(module: object) -> None:
+    if not isinstance(module, torch.nn.Module):
+        raise TypeError(f"module must be a torch.nn.Module, got {type(module).__name__} {module!r}")
 
 
 def parameter_bytes(module: torch.nn.Module) -> int:
     """Bytes held by a module's parameters and buffers (lesson 07)."""
+    _check_module(module)
     return storage_bytes(list(module.parameters()) + list(module.buffers()))
 
 
 def gradient_bytes(module: torch.nn.Module) -> int:
     """Bytes held by the `.grad` tensors of a module's parameters (lesson 07)."""
+    _check_module(module)
     return storage_bytes(p.grad for p in module.parameters() if p.grad is not None)
 
 
 def optimizer_state_bytes(optimizer: torch.optim.Optimizer) -> int:
     """Bytes of every tensor an optimizer keeps per parameter: moments, momentum, step counters (lesson 07)."""
+    if not isinstance(optimizer, torch.optim.Optimizer):
+        raise TypeError(f"optimizer must be a torch.optim.Optimizer, got {type(optimizer).__name__} {optimizer!r}")
     tensors, _ = tree_flatten([dict(s) for s in optimizer.state.values()])
     return storage_bytes(t for t in tensors if isinstance(t, torch.Tensor))
 
@@ -143,7 +160,11 @@ def peak_bytes(fn, device: torch.device | str = "cpu") -> tuple[int, int]:
     every tensor on the device. Elsewhere only tensors created inside fn() can be seen, so the
     first number is 0 and the second is MemoryTracker's peak: add what existed before yourself.
     """
-    device = torch.device(device)
+    if not callable(fn):
+        raise TypeError(f"fn must be a function to call with no arguments, got {type(fn).__name__} {fn!r}")
+    device = as_device(device)
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"device {str(device)!r} is not available: PyTorch sees no CUDA GPU here")
     if device.type == "cuda":
         torch.cuda.synchronize(device)
         torch.cuda.reset_peak_memory_stats(device)

@@ -9,11 +9,11 @@ live Jupyter or Colab session. ipywidgets and matplotlib are imported only when 
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from lessonkit._checks import check_choice, check_number
+from lessonkit._checks import check_choice, check_number, check_strings
 from lessonkit.estimate import COMPONENT_LABELS, MODES, Estimate, Fit, estimate, fits, gpu_memory
 from lessonkit.gpus import GpuSpec, catalog
 from lessonkit.models import ModelConfig, catalog_models, find_model
@@ -114,10 +114,32 @@ def fit_table(
     """Estimate every model (default: the catalog) in one mode and dtype, and mark which GPUs hold it (lesson 07)."""
     check_choice("mode", mode, MODES)
     check_choice("dtype", dtype, MODE_DTYPES[mode])
-    chosen = tuple(find_model(m) if isinstance(m, str) else m for m in (models or catalog_models()))
-    gpu_specs = tuple(g if isinstance(g, GpuSpec) else _find_gpu(g) for g in (gpus or catalog()))
+    chosen = tuple(_entry("models", m, ModelConfig, find_model) for m in _items("models", models, "['gpt2']"))
+    gpu_specs = tuple(_entry("gpus", g, GpuSpec, _find_gpu) for g in _items("gpus", gpus, "['T4']"))
+    chosen, gpu_specs = chosen or catalog_models(), gpu_specs or catalog()
     needed = tuple(estimate(m, mode, dtype, **options).total for m in chosen)
     return FitTable(mode, dtype, chosen, gpu_specs, needed, dict(options))
+
+
+def _items(name: str, values: Any, example: str) -> list[Any]:
+    """`values` as a list (None: empty), or a TypeError naming the argument `name`."""
+    if values is None:
+        return []
+    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+        raise TypeError(f"{name} must be a list such as {example}, got {type(values).__name__} {values!r}")
+    return list(values)
+
+
+def _entry(name: str, value: Any, kind: type, find: Any) -> Any:
+    """A catalog entry of `kind`, given as one or by its name; errors name the argument `name`."""
+    if isinstance(value, kind):
+        return value
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must hold {kind.__name__}s or their names, got {type(value).__name__} {value!r}")
+    try:
+        return find(value)
+    except ValueError as exc:
+        raise ValueError(f"{name}: {exc}") from None
 
 
 def _find_gpu(name: str) -> GpuSpec:
@@ -148,6 +170,17 @@ def plot_breakdown(
     from lessonkit.vram import UNITS
 
     check_choice("unit", unit, UNITS)
+    example = "[estimate('gpt2')]"
+    if estimates is None:
+        raise TypeError(f"estimates must be a list such as {example}, got None")
+    estimates = _items("estimates", estimates, example)
+    for est in estimates:
+        if not isinstance(est, Estimate):
+            raise TypeError(f"estimates must hold Estimates such as {example}, got {type(est).__name__} {est!r}")
+    if labels is not None:
+        labels = check_strings("labels", labels, "['GPT-2']")
+        if len(labels) != len(estimates):
+            raise ValueError(f"labels must give one label per estimate ({len(estimates)}), got {len(labels)}")
     if ax is None:
         rows = sum(len(e.moments) if moments else 1 for e in estimates)
         _, ax = plt.subplots(figsize=(9, 1.0 + 0.45 * rows))

@@ -26,59 +26,40 @@ from lessonkit import __version__
 from lessonkit import device as _device
 from lessonkit._checks import check_bytes, check_number
 from lessonkit.device import as_device, describe_device, nvidia_smi, pick_device
+from lessonkit.estimate import (
+    DEFAULT_CUDA_CONTEXT_BYTES,
+    DEFAULT_INFERENCE_TOKENS,
+    DEFAULT_TRAINING_TOKENS,
+    largest_model_that_fits,
+)
 from lessonkit.gpus import find_gpu
 from lessonkit.timing import MAX_NUMBER, MIN_SAMPLE_S, benchmark, matmul_flops, tflops
-from lessonkit.vram import dtype_bytes, format_bytes, max_params
+from lessonkit.vram import format_bytes
 
 # --- the VRAM budget ------------------------------------------------------------------------------
-# Weights and training state only: activations, the KV cache and the CUDA context come on top.
-# Full fine-tuning with AdamW in mixed precision: fp16/bf16 weights (2 bytes) + fp16/bf16 gradients
-# (2) + an fp32 master copy, momentum and variance (4 + 4 + 4) = 16 bytes per parameter
-# (EleutherAI, "Transformer Math 101", https://blog.eleuther.ai/transformer-math/).
-ADAMW_MIXED_BYTES_PER_PARAM = 16.0
-# LoRA: the base model stays frozen in fp16 (2 bytes per parameter, no gradients, no optimizer state);
-# only small adapters train. We assume adapters of 1% of the base's size, trained like a full model
-# (16 bytes per adapter parameter): 2 + 0.01 * 16 = 2.16 bytes per base parameter. 1% is generous:
-# PEFT's README reports 0.19% for LoRA rank 8 on mt0-large (https://github.com/huggingface/peft).
-LORA_ADAPTER_FRACTION = 0.01
+# Each row is lessonkit.vram.largest_model_that_fits (lesson 07's estimator): weights, KV cache,
+# activations, gradients and optimizer state as the mode needs them, plus a stated CUDA context, for a
+# Llama-3-shaped model. What each row assumes is printed with it.
 BUDGET_ROWS = (
-    ("inference", "fp16", "Inference, fp16 weights"),
-    ("inference", "int4", "Inference, int4 weights"),
-    ("lora", "fp16", "LoRA fine-tuning (frozen fp16 base)"),
-    ("full", "fp16", "Full fine-tuning, AdamW mixed precision"),
+    ("inference", "fp16", "Inference, fp16 weights", f"{DEFAULT_INFERENCE_TOKENS} tokens, batch 1"),
+    ("inference", "int4", "Inference, int4 weights", f"{DEFAULT_INFERENCE_TOKENS} tokens, batch 1"),
+    ("lora", "fp16", "LoRA fine-tuning, frozen fp16 base", f"{DEFAULT_TRAINING_TOKENS} tokens, batch 1"),
+    ("full", "fp16", "Full fine-tuning, AdamW mixed precision", f"{DEFAULT_TRAINING_TOKENS} tokens, batch 1"),
 )
-
-
-def bytes_per_param(mode: str, dtype: str = "fp16") -> float:
-    """Memory per model parameter for `mode` 'inference', 'lora' or 'full' under the rules above (lesson 01)."""
-    if mode == "inference":
-        return dtype_bytes(dtype)
-    if mode == "lora":
-        return dtype_bytes(dtype) + LORA_ADAPTER_FRACTION * ADAMW_MIXED_BYTES_PER_PARAM
-    if mode == "full":
-        return ADAMW_MIXED_BYTES_PER_PARAM
-    raise ValueError(f"mode must be one of ['inference', 'lora', 'full'], got {mode!r}")
-
-
-def _largest_model(memory_bytes: int, mode: str, dtype: str) -> int:
-    # The one place the budget is computed. Once lessonkit.vram.largest_model_that_fits exists, this
-    # body becomes: return largest_model_that_fits(memory_bytes, mode=mode, dtype=dtype)
-    if mode == "inference":
-        return max_params(memory_bytes, dtype)
-    return math.floor(memory_bytes / bytes_per_param(mode, dtype))
 
 
 def vram_budget(memory_bytes: int) -> list[dict[str, Any]]:
     """The largest model (parameters) for inference in fp16 and int4, for LoRA and for full AdamW (lesson 01)."""
+    memory_bytes = check_bytes("memory_bytes", memory_bytes)
     return [
         {
             "mode": mode,
             "dtype": dtype,
             "label": label,
-            "bytes_per_param": bytes_per_param(mode, dtype),
-            "max_params": _largest_model(memory_bytes, mode, dtype),
+            "assumes": assumes,
+            "max_params": largest_model_that_fits(memory_bytes, mode=mode, dtype=dtype),
         }
-        for mode, dtype, label in BUDGET_ROWS
+        for mode, dtype, label, assumes in BUDGET_ROWS
     ]
 
 
@@ -298,7 +279,10 @@ def collect(
             "memory_bytes": memory,
             "memory_of": memory_of,
             "rows": vram_budget(memory) if memory else [],
-            "counts": "weights and training state only; activations, the KV cache and the CUDA context come on top",
+            "counts": (
+                "lesson 07's estimate for a Llama-3-shaped model: weights, KV cache, activations, gradients and "
+                f"optimizer state as needed, plus {DEFAULT_CUDA_CONTEXT_BYTES // 2**20} MiB for the CUDA context"
+            ),
         },
         "problems": problems,
         "notes": notes,
@@ -380,7 +364,7 @@ def render_text(report: dict[str, Any]) -> str:
     out += ["", f"What fits: {_mem(budget['memory_bytes'])} of {budget['memory_of']}"]
     for row in budget["rows"]:
         largest = _params(row["max_params"])
-        out.append(f"  {row['label']:<41} {row['bytes_per_param']:>5g} bytes/param  up to {largest} parameters")
+        out.append(f"  {row['label']:<40} {row['assumes']:<22} up to {largest} parameters")
     out.append(f"  ({budget['counts']}.)")
 
     out.append("")

@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lessonkit import memparts
-from lessonkit._checks import check_choice, check_number
+from lessonkit._checks import check_bytes, check_choice, check_number
 from lessonkit.gpus import GpuSpec, find_gpu
-from lessonkit.models import ModelConfig, find_model, llama_like
+from lessonkit.models import ModelConfig, find_model, largest_llama_like, llama_like
 from lessonkit.vram import DTYPE_BYTES, dtype_bytes, format_bytes, max_params
 
 # The CUDA context: driver state and loaded kernels, outside PyTorch's allocator. With lazy module
@@ -234,6 +234,7 @@ def _subject(model: Any, bytes_per_value: float, trainable: bool) -> _Subject:
         tensors = _config_tensors(model, bytes_per_value, trainable)
         return _Subject(model.name, model, tuple(tensors), model.n_params)
     if isinstance(model, int):
+        check_number("model", model, maximum=largest_llama_like())  # the most parameters llama_like can shape
         shape = llama_like(model)
         tensor = _Tensor(model, bytes_per_value, trainable, rows=max(1, model // shape.hidden_size))
         return _Subject(f"{model / 1e9:.2f}B parameters", shape, (tensor,), model, shape_is_assumed=True)
@@ -503,15 +504,25 @@ def _lora_tensors(config: ModelConfig, rank: int, targets: Sequence[str], bytes_
 
 def lora_params(config: ModelConfig, rank: int, targets: Sequence[str] = LORA_TARGETS) -> int:
     """Trainable LoRA parameters: rank x (inputs + outputs) for each adapted projection of every layer (lesson 07)."""
+    if not isinstance(config, ModelConfig):
+        raise TypeError(
+            f"config must be a ModelConfig such as find_model('gpt2'), got {type(config).__name__} {config!r}"
+        )
     r = check_number("rank", rank, positive=True, integer=True)
     return sum(t.numel for t in _lora_tensors(config, r, check_targets(targets), 4.0))
 
 
 def check_targets(targets: Sequence[str]) -> tuple[str, ...]:
     """Return `targets` if it is a non-empty list of LoRA projection names, else raise (lesson 07)."""
-    if isinstance(targets, str) or not targets or not set(targets) <= set(LORA_TARGETS):
-        raise ValueError(f"targets must be a non-empty list drawn from {list(LORA_TARGETS)}, got {targets!r}")
-    return tuple(targets)
+    wanted = f"targets must be a non-empty list drawn from {list(LORA_TARGETS)}"
+    if isinstance(targets, str):
+        raise ValueError(f"{wanted}, got {targets!r}")
+    if not isinstance(targets, Iterable):
+        raise TypeError(f"{wanted}, got {type(targets).__name__} {targets!r}")
+    targets = tuple(targets)
+    if not targets or not all(isinstance(t, str) and t in LORA_TARGETS for t in targets):
+        raise ValueError(f"{wanted}, got {targets!r}")
+    return targets
 
 
 def estimate_lora(
@@ -612,12 +623,22 @@ def estimate(model: Any, mode: str = "inference", dtype: str = "fp16", **options
 
 
 def gpu_memory(gpu: GpuSpec | str | float) -> tuple[int, str]:
-    """(bytes, name) for a catalog GpuSpec, a GPU name such as 'T4' or 'Tesla T4', or a byte count (lesson 07)."""
+    """(bytes, name) for a catalog GpuSpec, a GPU name such as 'T4' or 'Tesla T4', or a byte count (lesson 07).
+
+    A byte count is a number or a string with its unit, such as '16GB' or '15360MiB'.
+    """
     if isinstance(gpu, GpuSpec):
         return gpu.usable_bytes, gpu.name
     if isinstance(gpu, str):
-        spec = find_gpu(gpu)
-        return spec.usable_bytes, spec.name
+        try:
+            spec = find_gpu(gpu)
+            return spec.usable_bytes, spec.name
+        except ValueError as not_a_gpu:
+            try:  # a memory size with its unit, such as '16GB'
+                n = check_bytes("gpu", gpu)
+            except ValueError:
+                raise ValueError(f"gpu must be a GPU name such as 'T4' or a size such as '16GB': {not_a_gpu}") from None
+        return n, format_bytes(n, "GiB", 1)
     n = check_number("gpu", gpu)
     return math.floor(n), format_bytes(n, "GiB", 1)
 
@@ -647,7 +668,8 @@ def largest_model_that_fits(
     def fits_n(n: int) -> bool:
         return estimate(n, mode, dtype, **options).total <= available
 
-    lo, hi = 0, max(1, max_params(available, "int4"))  # no model with more parameters can fit
+    # No model with more parameters than int4 weights allow can fit, nor one larger than llama_like can shape.
+    lo, hi = 0, max(1, min(max_params(available, "int4"), largest_llama_like()))
     if not fits_n(1):
         return 0
     lo = 1

@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
+from lessonkit._checks import check_number
 from lessonkit.models import ModelConfig
 
 LOGSUMEXP_BYTES = 4  # fp32 log-sum-exp per head and token, kept by fused (flash) attention
@@ -32,9 +33,26 @@ STAT_BYTES = 4  # LayerNorm's mean and 1/std, RMSNorm's 1/rms: fp32 per token
 INDEX_BYTES = 8  # token ids and labels are int64
 
 
+def _check_config(config: object) -> None:
+    if not isinstance(config, ModelConfig):
+        raise TypeError(
+            f"config must be a ModelConfig such as find_model('gpt2'), got {type(config).__name__} {config!r}"
+        )
+
+
 def kv_cache_bytes(config: ModelConfig, tokens: int, bytes_per_value: float) -> int:
     """KV cache for `tokens` tokens (sequence x batch): 2 x layers x kv_heads x head_dim x bytes each (lesson 07)."""
+    _check_config(config)
+    tokens = check_number("tokens", tokens, integer=True)
     return math.ceil(config.kv_cache_bytes_per_token(bytes_per_value) * tokens)
+
+
+def _check_shape(batch: int, seq: int, act: float) -> tuple[int, int, float]:
+    return (
+        check_number("batch", batch, integer=True),
+        check_number("seq", seq, integer=True),
+        check_number("act", act),
+    )
 
 
 def _norm_saved(config: ModelConfig, act: float, weight_trains: bool) -> float:
@@ -60,6 +78,8 @@ def layer_activation_bytes_per_token(
     which keeps its input cast to the adapter's dtype (`adapter_bytes`, fp32 in PEFT) and its
     rank-r intermediate.
     """
+    _check_config(config)
+    act = check_number("act", act)
     c, a = config, act
     h, f, q, kv = c.hidden_size, c.intermediate_size, c.q_dim, c.kv_dim
     lora = set(lora_targets)
@@ -107,6 +127,8 @@ def layer_activation_bytes_per_token(
 
 def head_activation_bytes_per_token(config: ModelConfig, act: float, *, trainable: bool = True) -> float:
     """Bytes the final norm, output head and loss save per token: mostly fp32 log-probabilities (lesson 07)."""
+    _check_config(config)
+    act = check_number("act", act)
     c = config
     total = _norm_saved(c, act, trainable) + (act * c.hidden_size if trainable else 0)
     total += 4 * c.vocab_size  # log-softmax output in fp32, kept by the cross-entropy loss
@@ -131,6 +153,8 @@ def activation_bytes(
     With activation checkpointing each layer keeps only its input (act x hidden per token) and is
     recomputed in the backward pass; `recompute_bytes` gives what that adds at its peak.
     """
+    _check_config(config)
+    batch, seq, act = _check_shape(batch, seq, act)
     tokens = batch * seq
     c = config
     if checkpointing:
@@ -158,6 +182,8 @@ def activation_bytes(
 
 def logit_gradient_bytes(config: ModelConfig, tokens: int) -> int:
     """The loss's backward pass holds two fp32 logit-sized gradients at once (lesson 07)."""
+    _check_config(config)
+    tokens = check_number("tokens", tokens, integer=True)
     return 2 * 4 * config.vocab_size * tokens
 
 
@@ -169,6 +195,8 @@ def prefill_workspace_bytes(config: ModelConfig, batch: int, seq: int, act: floa
     width), or, plain, the up output and the activation output (2 x MLP width); with the rotary
     tables. (The final norm and the last position's logits come later and take less.)
     """
+    _check_config(config)
+    batch, seq, act = _check_shape(batch, seq, act)
     c = config
     tokens = batch * seq
     mlp = tokens * act * (3 * c.hidden_size + (3 if c.mlp == "gated" else 2) * c.intermediate_size)

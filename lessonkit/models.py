@@ -261,6 +261,11 @@ def _llama_params(steps: int) -> int:
     return _llama_shape(steps).n_params
 
 
+def largest_llama_like() -> int:
+    """The most parameters llama_like() can shape; larger counts are refused (lesson 07)."""
+    return _llama_params(_MAX_STEPS)
+
+
 def llama_like(n_params: float) -> ModelConfig:
     """A Llama-3-style shape for a bare parameter count, for what a count alone cannot tell (lesson 07).
 

@@ -18,10 +18,14 @@ from collections.abc import Callable
 from contextlib import contextmanager
 from typing import Any
 
-import pytest
-import torch
+import matplotlib
 
-import lessonkit
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pytest  # noqa: E402
+import torch  # noqa: E402
+
+import lessonkit  # noqa: E402
 
 HOSTILE: dict[str, Any] = {
     "wrong type": object(),
@@ -64,7 +68,6 @@ def _calls() -> dict[str, Callable[[], dict[str, Any]]]:
             "lr": 0.1,
         },
         "distributed.max_abs_difference": lambda: {"a": model().state_dict(), "b": model().state_dict()},
-        "doctor.bytes_per_param": lambda: {"mode": "full", "dtype": "fp16"},
         "doctor.vram_budget": lambda: {"memory_bytes": 16 * 2**30},
         "doctor.fitting_size": lambda: {"wanted": 1024, "free_bytes": 2**30, "element_bytes": 4},
         "exercises.exercises_for": lambda: {"lesson": "01"},
@@ -96,12 +99,62 @@ def _calls() -> dict[str, Callable[[], dict[str, Any]]]:
         "training.optimizer_state_bytes": lambda: {"optimizer": torch.optim.SGD(model().parameters(), lr=0.1)},
         "training.measure_step": lambda: _measure_step_call(),
         "training.cuda_peak_bytes": lambda: {"fn": lambda: None, "device": "cuda"},
+        "bytecount.parameter_bytes": lambda: {"module": model()},
+        "bytecount.gradient_bytes": lambda: {"module": model()},
+        "bytecount.optimizer_state_bytes": lambda: {"optimizer": torch.optim.SGD(model().parameters(), lr=0.1)},
+        "bytecount.storage_bytes": lambda: {"tensors": [torch.zeros(3)]},
+        "bytecount.peak_bytes": lambda: {"fn": lambda: torch.zeros(4), "device": "cpu"},
+        "calculator.fit_table": lambda: {"mode": "inference", "dtype": "fp16", "models": ["gpt2"], "gpus": ["T4"]},
+        "calculator.plot_breakdown": lambda: {
+            "estimates": [_estimate()],
+            "labels": ["GPT-2"],
+            "moments": False,
+            "gpu": "T4",
+            "unit": "GiB",
+        },
+        "estimate.check_targets": lambda: {"targets": ["q", "v"]},
+        "estimate.estimate": lambda: {"model": "gpt2", "mode": "inference", "dtype": "fp16"},
+        "estimate.estimate_inference": lambda: {"model": 8e9, "dtype": "fp16", "seq_len": 1024, "batch": 1},
+        "estimate.estimate_training": lambda: {"model": "gpt2", "precision": "mixed_bf16", "seq_len": 256, "batch": 1},
+        "estimate.estimate_lora": lambda: {
+            "model": "gpt2",
+            "base_dtype": "bf16",
+            "rank": 8,
+            "seq_len": 256,
+            "batch": 1,
+        },
+        "estimate.fits": lambda: {"estimate": _estimate(), "gpu": "T4"},
+        "estimate.gpu_memory": lambda: {"gpu": "T4"},
+        "estimate.largest_model_that_fits": lambda: {"gpu": "T4", "mode": "inference", "dtype": "fp16"},
+        "estimate.lora_params": lambda: {"config": _gpt2(), "rank": 8},
+        "estimate.resolve_model": lambda: {"model": "gpt2"},
+        "memparts.activation_bytes": lambda: {"config": _gpt2(), "batch": 1, "seq": 128, "act": 2.0},
+        "memparts.head_activation_bytes_per_token": lambda: {"config": _gpt2(), "act": 2.0},
+        "memparts.kv_cache_bytes": lambda: {"config": _gpt2(), "tokens": 1024, "bytes_per_value": 2.0},
+        "memparts.layer_activation_bytes_per_token": lambda: {"config": _gpt2(), "act": 2.0},
+        "memparts.logit_gradient_bytes": lambda: {"config": _gpt2(), "tokens": 128},
+        "memparts.prefill_workspace_bytes": lambda: {"config": _gpt2(), "batch": 1, "seq": 128, "act": 2.0},
+        "models.find_model": lambda: {"name": "gpt2"},
+        "models.llama_like": lambda: {"n_params": 8e9},
+        "models.module_sizes": lambda: {"module": model()},
         "vram.dtype_bytes": lambda: {"dtype": "fp16"},
         "vram.weights_bytes": lambda: {"n_params": 8e9, "dtype": "fp16"},
         "vram.max_params": lambda: {"memory_bytes": 16e9, "dtype": "fp16"},
         "vram.to_bytes": lambda: {"amount": 15360, "unit": "MiB"},
         "vram.format_bytes": lambda: {"n": 16e9, "unit": "GB", "digits": 1},
     }
+
+
+def _gpt2():
+    from lessonkit.models import find_model
+
+    return find_model("gpt2")
+
+
+def _estimate():
+    from lessonkit.vram import estimate
+
+    return estimate("gpt2")
 
 
 def _measure_step_call() -> dict[str, Any]:
@@ -149,6 +202,8 @@ EXEMPT = {
     "reference.sweeps": "takes no arguments",
     "reference.gpu_checks": "takes no arguments",
     "reference.colab_t4_cuda_total_memory": "takes no arguments",
+    "models.largest_llama_like": "takes no arguments",
+    "transformer.add_lora": "wraps the course's reference Transformer; its checks are in test_vram_estimate.py",
     "training.saved_activations": "a context manager; its argument is checked when it is entered (test_training.py)",
 }
 
@@ -205,6 +260,7 @@ def test_hostile_argument(qualname, argument, label):
     try:
         with time_limit(10):
             FUNCTIONS[qualname](**kwargs)
+            plt.close("all")
     except (ValueError, TypeError) as exc:
         assert argument in str(exc), f"{qualname}({argument}={HOSTILE[label]!r}) error does not name it: {exc}"
     except TimeoutError:
