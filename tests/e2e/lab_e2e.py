@@ -46,6 +46,7 @@ CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 SHOTS = ROOT / "dist" / "e2e"
 HANDOUTS = ROOT / "dist" / "handouts"
 FIXTURE = Path(__file__).resolve().parent / "widget_fixture.ipynb"
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 USES_WIDGETS = re.compile(r"^\s*(import ipywidgets|from ipywidgets import)", re.MULTILINE)
 CONTROLS = (
     ".widget-slider, .widget-dropdown, .widget-select, .widget-radio, .widget-toggle-buttons, .widget-text, "
@@ -75,7 +76,10 @@ def widget_lesson() -> Path:
     for path in handouts.lessons(ROOT):
         nb = nbformat.read(path, as_version=4)
         code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
-        if USES_WIDGETS.search(code):
+        shows_widget = any(  # a stored widget view, e.g. lesson 07's `calc.widget()` made by lessonkit
+            WIDGET_VIEW in out.get("data", {}) for c in nb.cells if c.cell_type == "code" for out in c.outputs
+        )
+        if shows_widget or USES_WIDGETS.search(code):
             text = "\n".join(c.source for c in nb.cells).lower()
             with_widgets.append(("calculator" not in text, path))
     return min(with_widgets)[1] if with_widgets else FIXTURE
