@@ -33,7 +33,7 @@ from lessonkit.estimate import (
     largest_model_that_fits,
 )
 from lessonkit.gpus import find_gpu
-from lessonkit.timing import MAX_NUMBER, MIN_SAMPLE_S, benchmark, matmul_flops, tflops
+from lessonkit.timing import MAX_NUMBER, MIN_SAMPLE_S, benchmark, matmul_flops, matmul_sizes_that_fit, tflops
 from lessonkit.vram import format_bytes
 
 # --- the VRAM budget ------------------------------------------------------------------------------
@@ -110,12 +110,13 @@ MEMORY_SHARE = 0.5  # the three matrices of a benchmark use at most half of the 
 def fitting_size(wanted: int, free_bytes: int | None, element_bytes: int) -> int | None:
     """The largest size from SIZES, at most `wanted`, whose A, B and A @ B fit in half of `free_bytes` (lesson 01)."""
     wanted = check_number("wanted", wanted, integer=True, positive=True)
-    free_bytes = None if free_bytes is None else check_bytes("free_bytes", free_bytes)
-    element_bytes = check_number("element_bytes", element_bytes, integer=True, positive=True)
-    for n in SIZES:
-        if n <= wanted and (free_bytes is None or 3 * n * n * element_bytes <= MEMORY_SHARE * free_bytes):
-            return n
-    return None
+    candidates = [n for n in SIZES if n <= wanted]
+    if free_bytes is not None:  # unknown free memory: trust the wanted size
+        plan = matmul_sizes_that_fit(candidates, free_bytes=free_bytes, element_bytes=element_bytes, share=MEMORY_SHARE)
+        candidates = list(plan.fit)
+    else:
+        check_number("element_bytes", element_bytes, integer=True, positive=True)
+    return max(candidates, default=None)
 
 
 def _peak(device_name: str, key: str) -> float | None:
