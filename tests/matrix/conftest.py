@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 from pathlib import Path
 
@@ -63,9 +64,15 @@ def stderr_of(nb: nbformat.NotebookNode) -> str:
 
 @pytest.fixture
 def smi_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    """Make PATH hold only a folder with (optionally) a fake nvidia-smi; returns a writer."""
+    """Make PATH hold only a folder with a shell and (optionally) a fake nvidia-smi; returns a writer."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
+    # A `!command` cell runs through $SHELL, or through `sh` found on PATH when SHELL is unset (as in CI).
+    # Unset SHELL so every machine takes the CI path, and keep a real `sh` on the stripped PATH.
+    real_sh = shutil.which("sh")
+    assert real_sh, "the matrix tests need a POSIX `sh` on PATH"
+    (bin_dir / "sh").symlink_to(real_sh)
+    monkeypatch.delenv("SHELL", raising=False)
     monkeypatch.setenv("PATH", str(bin_dir))
 
     def write(stdout: str | None, exit_status: int = 0) -> None:
