@@ -7,6 +7,13 @@ For each operation and size the timers take turns (lessonkit, torch, [triton], l
 drifts of the machine hit all of them alike. It prints each timer's median seconds per call (the median over the
 rounds of each round's median) and the ratio lessonkit / reference. Targets, reported and not asserted: within
 10% of torch.utils.benchmark on CPU matmuls from 256x256 to 4096x4096, and within 5% of do_bench on a GPU.
+
+The two references answer different questions, so each is compared with the lessonkit mode that asks the same:
+torch.utils.benchmark and lessonkit's default time wall-clock seconds with warm caches, launch overhead included;
+do_bench and `benchmark(..., flush_cache=True)` time the GPU's own work on one call after flushing its L2 cache.
+The script also prints lessonkit's default against do_bench ("wall/do_bench"): on an H200 that ratio was 0.88
+for a 1024x1024 matmul (warm cache) and 2.2 for a 4096-element add (launch overhead): real differences between
+the questions, not timer errors.
 """
 
 from __future__ import annotations
@@ -48,6 +55,7 @@ class Row:
     lessonkit_s: float
     torch_s: float
     triton_s: float | None = None
+    lessonkit_cold_s: float | None = None  # benchmark(flush_cache=True): GPU time of one call, L2 flushed
     paired_ratio_torch: float | None = None  # median over rounds of (lessonkit / torch) within each round
     control_ratio: float | None = None  # a second torch Timer / the first: how far two identical timers disagree
 
@@ -59,8 +67,20 @@ class Row:
     def ratio_triton(self) -> float | None:
         return None if self.triton_s is None else self.lessonkit_s / self.triton_s
 
+    @property
+    def ratio_cold(self) -> float | None:
+        """lessonkit's flush_cache mode against do_bench: the same question asked of both."""
+        if self.triton_s is None or self.lessonkit_cold_s is None:
+            return None
+        return self.lessonkit_cold_s / self.triton_s
+
     def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "ratio_torch": self.ratio_torch, "ratio_triton": self.ratio_triton}
+        return {
+            **asdict(self),
+            "ratio_torch": self.ratio_torch,
+            "ratio_triton": self.ratio_triton,
+            "ratio_cold": self.ratio_cold,
+        }
 
 
 def _do_bench() -> Callable[..., float] | None:
@@ -106,7 +126,9 @@ def measure(op: str, size: int, device: torch.device, rounds: int = 7, control: 
     first = benchmark(fn, device=device, warmup=1, repeats=1, number=1).median
     warmup, repeats, min_run_time = _round_budget(first)
     timer = torch_benchmark.Timer(stmt="fn()", globals={"fn": fn}, num_threads=threads)
-    ours, theirs, triton, twin = [], [], [], []
+    # do_bench runs a call for about 100 ms in all; the flushed lessonkit samples get a similar count.
+    cold_repeats = max(10, min(1000, int(0.1 / first)))
+    ours, theirs, triton, twin, cold = [], [], [], [], []
     for _ in range(rounds):
         ours.append(benchmark(fn, device=device, warmup=warmup, repeats=repeats).median)
         theirs.append(timer.blocked_autorange(min_run_time=min_run_time).median)
@@ -114,6 +136,7 @@ def measure(op: str, size: int, device: torch.device, rounds: int = 7, control: 
             twin.append(timer.blocked_autorange(min_run_time=min_run_time).median)
         if do_bench is not None:
             triton.append(do_bench(fn, return_mode="median") / 1e3)  # do_bench reports milliseconds
+            cold.append(benchmark(fn, device=device, warmup=warmup, repeats=cold_repeats, flush_cache=True).median)
     return Row(
         op=op,
         size=size,
@@ -122,6 +145,7 @@ def measure(op: str, size: int, device: torch.device, rounds: int = 7, control: 
         lessonkit_s=statistics.median(ours),
         torch_s=statistics.median(theirs),
         triton_s=statistics.median(triton) if triton else None,
+        lessonkit_cold_s=statistics.median(cold) if cold else None,
         paired_ratio_torch=statistics.median(a / b for a, b in zip(ours, theirs)),
         control_ratio=statistics.median(twin) / statistics.median(theirs) if twin else None,
     )
@@ -146,13 +170,20 @@ def print_header(device: torch.device) -> None:
     print(f"device {device}, torch {torch.__version__}, {threads} torch threads for both timers", flush=True)
     print("ratio = lessonkit median / reference median; paired = median of the per-round ratios;")
     print("noise = a second torch Timer / the first (how far two identical timers disagree on this machine now)")
-    columns = ("lessonkit", "torch", "ratio", "paired", "noise", "do_bench", "ratio")
-    widths = (10, 10, 6, 6, 6, 10, 6)
+    columns = ("lessonkit", "torch", "ratio", "paired", "noise")
+    widths = (10, 10, 6, 6, 6)
+    if device.type == "cuda":
+        print("cold = lessonkit with flush_cache=True (GPU time, L2 flushed), the question do_bench answers")
+        columns += ("do_bench", "cold", "ratio", "wall/do_bench")
+        widths += (10, 10, 6, 13)
     print(f"{'op':<7}{'size':>8}" + "".join(f"  {c:>{w}}" for c, w in zip(columns, widths)))
 
 
 def print_row(row: Row) -> None:
-    triton = "" if row.triton_s is None else f"  {format_seconds(row.triton_s):>10}  {row.ratio_triton:>6.3f}"
+    triton = ""
+    if row.triton_s is not None:
+        cold = "-" if row.lessonkit_cold_s is None else format_seconds(row.lessonkit_cold_s)
+        triton = f"  {format_seconds(row.triton_s):>10}  {cold:>10}  {_num(row.ratio_cold)}  {row.ratio_triton:>13.3f}"
     extra = ""
     if row.op == "matmul":
         extra = f"   ({tflops(matmul_flops(row.size), row.lessonkit_s):.3g} TFLOP/s)"
@@ -168,9 +199,15 @@ def _num(value: float | None) -> str:
 
 
 def summary(rows: list[Row]) -> dict[str, Any]:
-    """Worst deviation from 1 for CPU matmuls vs torch, and for every row vs do_bench, against the targets."""
+    """Worst deviation from 1 for CPU matmuls vs torch, and for GPU rows vs the reference asking the same question.
+
+    On a GPU: lessonkit's flush_cache mode against do_bench for every row (the 5% target), lessonkit's default
+    against torch.utils.benchmark for every row, and, for the record, the default against do_bench for matmuls.
+    """
     cpu = [abs(r.ratio_torch - 1) for r in rows if r.op == "matmul" and r.device == "cpu"]
-    gpu = [abs(r.ratio_triton - 1) for r in rows if r.ratio_triton is not None and r.op == "matmul"]
+    gpu = [abs(r.ratio_cold - 1) for r in rows if r.ratio_cold is not None]
+    gpu_wall = [abs(r.ratio_torch - 1) for r in rows if r.device.startswith("cuda")]
+    raw = [abs(r.ratio_triton - 1) for r in rows if r.ratio_triton is not None and r.op == "matmul"]
     out: dict[str, Any] = {}
     noise = [abs(r.control_ratio - 1) for r in rows if r.op == "matmul" and r.control_ratio is not None]
     if cpu:
@@ -179,8 +216,12 @@ def summary(rows: list[Row]) -> dict[str, Any]:
     if noise:
         out["matmul_worst_torch_vs_torch_noise"] = max(noise)
     if gpu:
-        out["gpu_matmul_worst_vs_do_bench"] = max(gpu)
-        out["gpu_matmul_within_target"] = max(gpu) <= TARGET["triton"]
+        out["gpu_cold_worst_vs_do_bench"] = max(gpu)
+        out["gpu_cold_within_target"] = max(gpu) <= TARGET["triton"]
+    if gpu_wall:
+        out["gpu_wall_worst_vs_torch"] = max(gpu_wall)
+    if raw:
+        out["gpu_matmul_wall_worst_vs_do_bench"] = max(raw)
     return out
 
 

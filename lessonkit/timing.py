@@ -28,6 +28,11 @@ MAX_RUNS = 10_000  # warm-up runs or timed samples: more than this is a typo, no
 MAX_OVERHEAD = 1e-3
 # How often benchmark() re-times a trial block while it chooses `number` (these runs also warm up).
 CALIBRATION_ROUNDS = 3
+# benchmark(flush_cache=True) overwrites at least this much GPU memory before each call (twice the L2
+# cache when that is larger), as triton's do_bench does with its 256 MB buffer.
+FLUSH_BYTES = 256 * 2**20
+WALL_CLOCK = "wall clock"
+GPU_CLOCK = "GPU time, cold L2"
 
 
 def format_seconds(seconds: float) -> str:
@@ -48,6 +53,7 @@ class Measurement:
     device: str
     number: int = 1
     label: str = ""
+    clock: str = WALL_CLOCK
 
     @property
     def median(self) -> float:
@@ -71,8 +77,9 @@ class Measurement:
         name = f"{self.label}: " if self.label else ""
         return (
             f"{name}median {format_seconds(self.median)} (IQR {format_seconds(self.iqr)}) "
-            f"over {len(self.samples)} runs on {self.device}; "
-            f"first call {format_seconds(self.first_call)}"
+            f"over {len(self.samples)} runs on {self.device}"
+            + ("" if self.clock == WALL_CLOCK else f" ({self.clock})")
+            + f"; first call {format_seconds(self.first_call)}"
         )
 
 
@@ -93,12 +100,18 @@ def benchmark(
     repeats: int = 10,
     number: int | None = None,
     label: str = "",
+    flush_cache: bool = False,
 ) -> Measurement:
     """Time `fn()` properly: cold first call, `warmup` untimed runs, then `repeats` synchronized samples (lesson 02).
 
     With `number=None` it picks how many calls each sample holds (see `_choose_number`); the trial blocks it
     times for that are extra, untimed warm-up. Threads: it runs `fn` with torch's current thread count, the
     same one `benchmarks/timer_fidelity.py` hands to torch.utils.benchmark.Timer when comparing the two.
+
+    The default answers "how long does my program wait for one call": wall-clock time, caches warm, launch
+    overhead included (what torch.utils.benchmark measures). On a CUDA GPU, `flush_cache=True` answers "how
+    long does the GPU work on one call that finds nothing in its cache" instead, as triton's do_bench does:
+    each call is timed alone with CUDA events after the L2 cache is overwritten (lesson 05).
     """
     if not callable(fn):
         raise TypeError(f"fn must be a callable taking no arguments, got {type(fn).__name__} {fn!r}")
@@ -109,13 +122,45 @@ def benchmark(
         number = check_number("number", number, integer=True, positive=True, maximum=MAX_NUMBER)
     if not isinstance(label, str):
         raise TypeError(f"label must be a string, got {type(label).__name__} {label!r}")
+    if not isinstance(flush_cache, bool):
+        raise TypeError(f"flush_cache must be True or False, got {type(flush_cache).__name__} {flush_cache!r}")
+    if flush_cache and dev.type != "cuda":
+        raise ValueError(
+            f"flush_cache=True times each call with CUDA events, so it needs a CUDA device, got device={str(dev)!r}; "
+            "leave flush_cache=False on this device"
+        )
+    if flush_cache and number not in (None, 1):
+        raise ValueError(f"flush_cache=True times every call alone, so number must be 1 or None, got {number}")
 
     first_call = _timed_once(fn, dev)
+    if flush_cache:
+        for _ in range(warmup):
+            fn()
+        return Measurement(_gpu_times_cold(fn, dev, repeats), first_call, str(dev), 1, label, GPU_CLOCK)
     warm = [_timed_once(fn, dev) for _ in range(warmup)]
     if number is None:
         number = _choose_number(fn, dev, min(warm, default=first_call))
     samples = tuple(_timed_once(fn, dev, number) for _ in range(repeats))
     return Measurement(samples, first_call, str(dev), number, label)
+
+
+def _gpu_times_cold(fn: Callable[[], Any], device: torch.device, repeats: int) -> tuple[float, ...]:
+    """GPU seconds of `repeats` single calls, each after overwriting the L2 cache, from CUDA events (lesson 05).
+
+    Every call waits behind its flush on the GPU, so the events bracket the GPU's own work on that call and
+    not the time Python took to launch it.
+    """
+    l2_bytes = getattr(torch.cuda.get_device_properties(device), "L2_cache_size", 0) or 0
+    flush = torch.empty(max(FLUSH_BYTES, 2 * l2_bytes) // 4, dtype=torch.int32, device=device)
+    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(repeats)]
+    synchronize(device)
+    for start, end in events:
+        flush.zero_()
+        start.record()
+        fn()
+        end.record()
+    synchronize(device)
+    return tuple(start.elapsed_time(end) / 1e3 for start, end in events)  # elapsed_time is in milliseconds
 
 
 def _choose_number(fn: Callable[[], Any], device: torch.device, estimate: float) -> int:

@@ -136,9 +136,9 @@ def fake_results() -> dict:
             "seconds": 60.0,
             "rows": [
                 {"op": "matmul", "size": 4096, "lessonkit_s": 0.0335, "torch_s": 0.034, "ratio_torch": 0.985,
-                 "triton_s": 0.0331, "ratio_triton": 1.012},
+                 "triton_s": 0.0331, "ratio_triton": 1.012, "lessonkit_cold_s": 0.0332, "ratio_cold": 1.003},
             ],
-            "summary": {"gpu_matmul_worst_vs_do_bench": 0.012, "gpu_matmul_within_target": True},
+            "summary": {"gpu_cold_worst_vs_do_bench": 0.003, "gpu_cold_within_target": True},
         },
         "notebooks": {"status": "ok", "seconds": 90.0, "returncode": 0, "counts": {"passed": 120}, "tail": "ok"},
     }  # fmt: skip
@@ -155,7 +155,7 @@ def test_report_from_fake_measurements(tmp_path):
     assert md.startswith("# GPU check: Tesla T4\n")
     assert "| fp16 | 8192 | 25 | 65.0 | 38% | True |" in md
     assert "| bf16 | - | error: RuntimeError: bf16 not supported | | | |" in md
-    assert "| matmul | 4096 | 33.5 ms | 34 ms | 0.985 | 33.1 ms | 1.012 |" in md
+    assert "| matmul | 4096 | 33.5 ms | 34 ms | 0.985 | 33.1 ms | 33.2 ms | 1.003 | 1.012 |" in md
     again, _ = gpu_check.write_report(report, tmp_path)  # same GPU, same day: the time is added
     assert again.name == "gpu-check-tesla-t4-2026-10-02-093000.json"
 
@@ -163,16 +163,22 @@ def test_report_from_fake_measurements(tmp_path):
 def test_record_copies_the_headline_into_package_data(tmp_path):
     data = tmp_path / "reference_results.json"
     shutil.copy(ROOT / "lessonkit/data/reference_results.json", data)
+    others = [r for r in json.loads(data.read_text())["gpu_checks"] if r["gpu"] != "Tesla T4"]
     report = gpu_check.build_report(quiet_ctx(spec=find_gpu("T4")), fake_results(), STARTED)
     new = gpu_check.record(report, "reports/gpu-check-tesla-t4-2026-10-02.json", data)
     assert new["matmul"]["fp16"] == {"n": 8192, "tflops": 25.0, "peak_tflops": 65.0, "pct_of_peak": 38.5}
     assert "bf16" not in new["matmul"]  # it failed, so it is left out
     assert new["copy_gb_s"] == 240.0 and new["h2d_gb_s"] == {"pageable": 5.5, "pinned": 12.1}
+    assert new["timer"] == [
+        {"op": "matmul", "size": 4096, "wall_s": 0.0335, "torch_s": 0.034, "gpu_cold_s": 0.0332, "do_bench_s": 0.0331}
+    ]
     stored = json.loads(data.read_text())
-    assert stored["gpu_checks"] == [new]
+    assert stored["gpu_checks"] == [*others, new]  # other GPUs' records stay
     assert stored["single_runs"] and "sweeps" in stored  # lesson 02's data is untouched
     gpu_check.record(report, "reports/later.json", data)  # the same GPU again replaces its record
-    assert [r["report"] for r in json.loads(data.read_text())["gpu_checks"]] == ["reports/later.json"]
+    checks = json.loads(data.read_text())["gpu_checks"]
+    assert [r["report"] for r in checks if r["gpu"] == "Tesla T4"] == ["reports/later.json"]
+    assert len(checks) == len(others) + 1
 
 
 def test_record_refuses_reports_it_cannot_use(tmp_path):

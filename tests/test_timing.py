@@ -6,6 +6,7 @@ import math
 import time
 
 import pytest
+import torch
 
 import lessonkit.timing as timing
 from lessonkit.timing import (
@@ -66,6 +67,8 @@ def test_benchmark_uses_perf_counter(monkeypatch, cpu_only):
         ({"number": 0}, ValueError, "number must be greater than 0"),
         ({"device": "tpu"}, ValueError, "device must be"),
         ({"label": 3}, TypeError, "label must be a string"),
+        ({"flush_cache": "yes"}, TypeError, "flush_cache must be True or False"),
+        ({"flush_cache": True}, ValueError, "flush_cache=True .* needs a CUDA device, got device='cpu'"),
     ],
 )
 def test_benchmark_rejects_bad_arguments(kwargs, error, words):
@@ -203,3 +206,55 @@ def test_a_slow_warmup_call_does_not_shrink_the_samples(fake_clock):
 def test_number_is_capped_for_empty_functions(fake_clock):
     m = benchmark(fake_clock["work"](0.0), device="cpu", warmup=1, repeats=2)
     assert m.number == timing.MAX_NUMBER
+
+
+class _FakeEvent:
+    """Stands in for torch.cuda.Event: records when it is recorded into a shared log, with a fake GPU clock."""
+
+    def __init__(self, log: list, clock: list) -> None:
+        self.log, self.clock, self.at = log, clock, None
+
+    def record(self) -> None:
+        self.at = self.clock[0]
+        self.log.append("event")
+
+    def elapsed_time(self, end: _FakeEvent) -> float:
+        return (end.at - self.at) * 1e3  # milliseconds, as CUDA reports
+
+
+def test_flush_cache_times_each_call_alone_after_a_flush(monkeypatch):
+    """The do_bench protocol: flush the L2, start event, one call, end event; samples are the GPU times."""
+    log, clock = [], [0.0]
+    flushed = []
+
+    class FakeFlush:
+        def zero_(self):
+            log.append("flush")
+            flushed.append(True)
+
+    def fake_empty(count, dtype, device):
+        assert dtype == torch.int32 and count * 4 == 300_000_000  # twice the 150 MB L2, as that beats 256 MiB
+        return FakeFlush()
+
+    def fn():
+        log.append("call")
+        clock[0] += 0.002 if len(flushed) % 2 else 0.003  # the GPU takes 2 or 3 ms per call
+
+    monkeypatch.setattr(timing, "as_device", lambda device: torch.device("cuda"))
+    monkeypatch.setattr(timing, "synchronize", lambda device: None)
+    monkeypatch.setattr(timing, "_timed_once", lambda f, device, number=1: 0.5)
+    monkeypatch.setattr(timing.torch, "empty", fake_empty)
+    monkeypatch.setattr(timing.torch.cuda, "get_device_properties", lambda d: type("P", (), {"L2_cache_size": 150e6}))
+    monkeypatch.setattr(timing.torch.cuda, "Event", lambda enable_timing: _FakeEvent(log, clock))
+    m = benchmark(fn, device="cuda", warmup=2, repeats=4, flush_cache=True)
+    assert log[:2] == ["call", "call"]  # the untimed warm-up
+    assert log[2:] == ["flush", "event", "call", "event"] * 4
+    assert m.samples == pytest.approx((0.002, 0.003, 0.002, 0.003))
+    assert m.number == 1 and m.clock == timing.GPU_CLOCK and m.first_call == 0.5
+    assert "GPU time, cold L2" in str(m)
+
+
+def test_flush_cache_needs_one_call_per_sample(monkeypatch):
+    monkeypatch.setattr(timing, "as_device", lambda device: torch.device("cuda"))
+    with pytest.raises(ValueError, match="number must be 1 or None, got 10"):
+        benchmark(lambda: None, device="cuda", number=10, flush_cache=True)
