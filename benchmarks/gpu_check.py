@@ -42,6 +42,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from lessonkit.device import describe_device, nvidia_smi, synchronize  # noqa: E402
 from lessonkit.gpus import PRECISIONS, GpuSpec, find_gpu  # noqa: E402
 from lessonkit.timing import benchmark, format_seconds, gb_per_s, matmul_flops, tflops  # noqa: E402
+from lessonkit.vram import format_bytes  # noqa: E402
 
 REPORTS = ROOT / "reports"
 DATA = ROOT / "lessonkit/data/reference_results.json"
@@ -380,6 +381,22 @@ def markdown(report: dict[str, Any]) -> str:
                     f"{_fmt(r.get('ratio_cold'), 3)} | {_fmt(r['ratio_triton'], 3)} |"
                 )
             lines += ["", f"Summary: `{json.dumps(result['summary'])}`"]
+        elif name == "vram" and "results" in result:
+            lines += [
+                f"Target: within {result['target_pct']:g}% of `torch.cuda.max_memory_allocated()`; "
+                f"worst error {_fmt(result['worst_error_pct'], 2, '%')}.",
+                "",
+                "| scenario | estimate | measured peak | error | peak at |",
+                "|---|---|---|---|---|",
+            ]
+            for r in result["results"]:
+                if "skipped" in r:
+                    lines.append(f"| {r['scenario']} | skipped: {r['skipped']} | | | |")
+                    continue
+                lines.append(
+                    f"| {r['scenario']} | {format_bytes(r['estimate_bytes'])} | "
+                    f"{format_bytes(r['measured_peak_bytes'])} | {r['error_pct']:+.2f}% | {r['peak_moment']} |"
+                )
         elif name == "notebooks":
             lines += [
                 f"Exit status {result['returncode']}, counts {result['counts']}.",
