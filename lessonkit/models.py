@@ -26,6 +26,19 @@ NORM_KINDS = ("rmsnorm", "layernorm")
 ACTIVATIONS = ("silu", "gelu", "gelu_tanh")
 
 
+# Sizes and counts of a model's shape: each must be a positive integer.
+_COUNT_FIELDS = (
+    "vocab_size",
+    "hidden_size",
+    "num_layers",
+    "num_heads",
+    "num_kv_heads",
+    "head_dim",
+    "intermediate_size",
+    "max_position_embeddings",
+)
+
+
 @dataclass(frozen=True)
 class ModelConfig:
     """The shape of a decoder-only transformer, as in its config.json (lesson 07).
@@ -61,16 +74,7 @@ class ModelConfig:
     notes: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
-        for name in (
-            "vocab_size",
-            "hidden_size",
-            "num_layers",
-            "num_heads",
-            "num_kv_heads",
-            "head_dim",
-            "intermediate_size",
-            "max_position_embeddings",
-        ):
+        for name in _COUNT_FIELDS:
             check_number(name, getattr(self, name), positive=True, integer=True)
         check_number("learned_positions", self.learned_positions, integer=True)
         check_choice("mlp", self.mlp, MLP_KINDS)
@@ -180,14 +184,9 @@ class ModelConfig:
 
 # --- the catalog --------------------------------------------------------------------------------
 
+# The fields of a ModelConfig that a catalog entry in data/models.json gives (its shape), besides the name.
 _SHAPE_FIELDS = (
-    "vocab_size",
-    "hidden_size",
-    "num_layers",
-    "num_heads",
-    "num_kv_heads",
-    "head_dim",
-    "intermediate_size",
+    *_COUNT_FIELDS,
     "tied_embeddings",
     "mlp",
     "activation",
@@ -197,7 +196,6 @@ _SHAPE_FIELDS = (
     "out_bias",
     "mlp_bias",
     "learned_positions",
-    "max_position_embeddings",
 )
 
 
