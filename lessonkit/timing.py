@@ -126,7 +126,7 @@ def benchmark(
         raise TypeError(f"flush_cache must be True or False, got {type(flush_cache).__name__} {flush_cache!r}")
     if flush_cache and dev.type != "cuda":
         raise ValueError(
-            f"flush_cache=True times each call with CUDA events, so it needs a CUDA device, got device={str(dev)!r}; "
+            f"flush_cache=True times each call with CUDA events, so it needs a CUDA device, got {str(dev)!r}; "
             "leave flush_cache=False on this device"
         )
     if flush_cache and number not in (None, 1):

@@ -68,7 +68,7 @@ def test_benchmark_uses_perf_counter(monkeypatch, cpu_only):
         ({"device": "tpu"}, ValueError, "device must be"),
         ({"label": 3}, TypeError, "label must be a string"),
         ({"flush_cache": "yes"}, TypeError, "flush_cache must be True or False"),
-        ({"flush_cache": True, "device": "cpu"}, ValueError, "flush_cache=True .* needs a CUDA device, got device='cpu"),
+        ({"flush_cache": True, "device": "cpu"}, ValueError, "flush_cache=True .* needs a CUDA device, got 'cpu"),
     ],
 )
 def test_benchmark_rejects_bad_arguments(kwargs, error, words):
