@@ -33,6 +33,7 @@ from lessonkit.estimate import (
     largest_model_that_fits,
 )
 from lessonkit.gpus import find_gpu
+from lessonkit.progress import ProgressBar
 from lessonkit.timing import MAX_NUMBER, MIN_SAMPLE_S, benchmark, matmul_flops, matmul_sizes_that_fit, tflops
 from lessonkit.vram import format_bytes
 
@@ -66,26 +67,11 @@ def vram_budget(memory_bytes: int) -> list[dict[str, Any]]:
 # --- progress on stderr ---------------------------------------------------------------------------
 
 
-class _Progress:
-    """A bar redrawn in place on a terminal; one line per step when stderr is a file or a CI log."""
-
-    def __init__(self, stream: TextIO, width: int = 28) -> None:
-        self.stream = stream
-        self.live = bool(getattr(stream, "isatty", lambda: False)())
-        self.width = width
+class _Progress(ProgressBar):
+    """The doctor's bar on stderr: percent done and the step running."""
 
     def show(self, fraction: float, text: str) -> None:
-        if self.live:
-            filled = round(self.width * min(max(fraction, 0.0), 1.0))
-            bar = "#" * filled + "." * (self.width - filled)
-            self.stream.write(f"\r[{bar}] {100 * min(fraction, 1.0):3.0f}%  {text[:60]:<60}")
-            self.stream.flush()
-
-    def line(self, text: str) -> None:
-        if self.live:
-            self.stream.write("\r\x1b[2K")
-        self.stream.write(text + "\n")
-        self.stream.flush()
+        self.draw(f"{self.bar(fraction)} {100 * min(fraction, 1.0):3.0f}%  {text[:60]:<60}")
 
 
 # --- the benchmark --------------------------------------------------------------------------------

@@ -41,6 +41,7 @@ sys.path.insert(0, str(ROOT))
 
 from lessonkit import __version__ as lessonkit_version  # noqa: E402
 from lessonkit.course import github_url  # noqa: E402
+from lessonkit.progress import ProgressBar  # noqa: E402
 
 NOTEBOOKS = ROOT / "notebooks"
 ASSETS = Path(__file__).resolve().parent / "handouts"
@@ -303,30 +304,19 @@ def mark_bare_links(page: str) -> str:
 # --- running a notebook, with progress ------------------------------------------------------------
 
 
-class Progress:
-    """A one-line progress bar on a terminal; one line per lesson when output goes to a file or CI log."""
+class Progress(ProgressBar):
+    """Cells done in the running lesson on a terminal; one line per lesson in a file or CI log."""
 
     def __init__(self, stream=None, width: int = 24) -> None:
-        self.stream = stream or sys.stdout
-        self.live = hasattr(self.stream, "isatty") and self.stream.isatty()
-        self.width = width
+        super().__init__(stream, width)
 
     def update(self, label: str, done: int, total: int, started: float) -> None:
         if not self.live:
             if done == 0:
                 self.line(f"{label}: running {total} code cells ...")
             return
-        filled = round(self.width * done / total) if total else self.width
-        bar = "#" * filled + "." * (self.width - filled)
         elapsed = time.perf_counter() - started
-        self.stream.write(f"\r  {label}  [{bar}] {done}/{total} cells  {elapsed:5.1f} s")
-        self.stream.flush()
-
-    def line(self, text: str) -> None:
-        if self.live:
-            self.stream.write("\r\x1b[2K")
-        self.stream.write(text + "\n")
-        self.stream.flush()
+        self.draw(f"  {label}  {self.bar(done / total if total else 1.0)} {done}/{total} cells  {elapsed:5.1f} s")
 
 
 def execute(nb: nbformat.NotebookNode, path: Path, label: str, progress: Progress, timeout: int) -> float:
