@@ -9,9 +9,19 @@ matplotlib.use("Agg")  # no window: the plots are only inspected
 import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 
-from lessonkit.calculator import MODE_DTYPES, Calculator, fit_table, plot_breakdown  # noqa: E402
+import lessonkit.device as device  # noqa: E402
+from lessonkit.calculator import (  # noqa: E402
+    MODE_DTYPES,
+    THIS_MACHINE,
+    Calculator,
+    MachineBudget,
+    fit_table,
+    models_that_fit,
+    plot_breakdown,
+    this_machine,
+)
 from lessonkit.gpus import find_gpu  # noqa: E402
-from lessonkit.models import catalog_models  # noqa: E402
+from lessonkit.models import catalog_models, find_model  # noqa: E402
 from lessonkit.vram import estimate, fits  # noqa: E402
 
 
@@ -111,3 +121,83 @@ def test_calculator_widget_follows_its_controls():
     assert calc.fit.gpu == find_gpu("A100_80GB").name
     calc.controls["mode"].value = "full"  # int4 is not offered for full fine-tuning
     assert calc.values["dtype"] == MODE_DTYPES["full"][0] == calc.controls["dtype"].value
+
+
+# --- this machine's free memory as the budget (the CUDA cases are in tests/matrix/test_low_memory.py) ---
+
+
+@pytest.fixture
+def cpu_only(monkeypatch):
+    """A laptop without CUDA or MPS, whatever machine runs the tests."""
+    monkeypatch.setattr(device, "_cuda_available", lambda: False)
+    monkeypatch.setattr(device, "_mps_available", lambda: False)
+
+
+def test_without_a_cuda_gpu_there_is_no_budget_and_it_says_why(cpu_only):
+    here = this_machine()
+    assert not here and here.free_bytes is None and here.usable_bytes == 0
+    assert str(here).startswith("No CUDA GPU here: PyTorch sees no CUDA GPU")
+    plan = models_that_fit("inference", "fp16")
+    assert plan.fit == () and plan.skipped == {} and plan.largest is None
+    assert (
+        str(plan).splitlines()[1]
+        == "Nothing to check inference, fp16 against here: compare with a catalog GPU instead."
+    )
+
+
+def test_without_a_cuda_gpu_the_calculator_offers_only_the_catalog(cpu_only):
+    calc = Calculator()
+    calc.widget()
+    assert THIS_MACHINE not in [key for _, key in calc.controls["gpu"].options]
+    with pytest.raises(ValueError, match="gpu 'this_machine' needs a CUDA GPU, and there is none"):
+        calc.set(gpu=THIS_MACHINE)
+    assert calc.values["gpu"] == "T4"  # the refused choice changed nothing
+    with pytest.raises(ValueError, match="gpus: 'this_machine' needs a CUDA GPU"):
+        fit_table(gpus=[THIS_MACHINE])
+
+
+def test_an_apple_gpu_is_not_offered_as_a_budget(monkeypatch):
+    info = device.DeviceInfo("mps", "Apple silicon GPU", 24 * 2**30, 22 * 2**30, None, None, None, "2.13.0")
+    monkeypatch.setattr(device, "describe_device", lambda d=None: info)
+    here = this_machine()
+    assert not here and "Apple-silicon GPU" in here.reason
+
+
+def test_a_budget_given_by_hand_agrees_with_fits_for_every_model():
+    plan = models_that_fit("lora", "int4", free_bytes="15360MiB", seq_len=1024, checkpointing=True)
+    assert str(plan.budget) == "A budget of 15.00 GiB (15360 MiB), given by hand"
+    for model in catalog_models():
+        est = estimate(model, "lora", "int4", seq_len=1024, checkpointing=True)
+        assert (model.name in plan.fit) == bool(fits(est, 15360 * 2**20)) == (model.name not in plan.skipped)
+    assert plan.fit and plan.skipped  # this budget splits the catalog
+    reason = plan.skipped["Llama 3.1 70B"]
+    assert reason.startswith("needs ") and reason.endswith(" short") and "only 15.00 GiB free" in reason
+    assert plan.largest == max_params_that_fit(15360 * 2**20, "lora", "int4", seq_len=1024, checkpointing=True)
+
+
+def max_params_that_fit(memory, mode, dtype, **options):
+    from lessonkit.vram import largest_model_that_fits
+
+    return largest_model_that_fits(memory, mode=mode, dtype=dtype, **options)
+
+
+def test_models_that_fit_checks_its_arguments():
+    with pytest.raises(ValueError, match="give free_bytes or device, not both"):
+        models_that_fit(free_bytes="1GB", device="cpu")
+    with pytest.raises(ValueError, match="dtype must be one of"):
+        models_that_fit("full", "int4", free_bytes="80GB")
+    with pytest.raises(ValueError, match="seq_len must be greater than 0"):
+        models_that_fit(seq_len=0, free_bytes="80GB")
+    with pytest.raises(ValueError, match="models: name 'gpt-5'"):
+        models_that_fit(models=["gpt-5"], free_bytes="80GB")
+    assert models_that_fit(models=[find_model("gpt2")], free_bytes="80GB").fit == ("GPT-2 124M",)
+
+
+def test_plot_breakdown_marks_a_budget():
+    budget = MachineBudget("Tesla T4", 300 * 2**20, 15835660288)
+    ax = plot_breakdown([estimate("gpt2")], gpu=budget)
+    assert ax.lines[0].get_xdata()[0] == pytest.approx(300 / 1024)  # GiB
+    assert any(t.get_text() == " Tesla T4 (free now)" for t in ax.texts)
+    plt.close(ax.figure)
+    with pytest.raises(ValueError, match="gpu: No CUDA GPU here"):
+        plot_breakdown([estimate("gpt2")], gpu=MachineBudget(None, None, reason="a test"))

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import types
 
+import matplotlib.pyplot as plt
 import pytest
 import torch
 
 import lessonkit.device as device
 from lessonkit import doctor
+from lessonkit.calculator import THIS_MACHINE, Calculator, fit_table, models_that_fit, this_machine
+from lessonkit.models import find_model
 from lessonkit.timing import matmul_sizes_that_fit
+from lessonkit.vram import estimate, fits
 
 MIB = 2**20
 FREE = 300 * MIB
@@ -65,3 +69,77 @@ def test_doctor_benchmarks_only_sizes_that_fit(crowded_t4):
     for _where, dtype, n in jobs:
         if n is not None:
             assert 3 * n * n * (2 if dtype == "fp16" else 4) <= FREE / 2
+
+
+# --- the VRAM calculator of lesson 07, with this machine's free memory as the budget ----------------
+
+
+def test_this_machine_is_the_free_memory_not_the_total(crowded_t4):
+    here = this_machine()
+    assert here and here.gpu_name == "Tesla T4" and here.free_bytes == FREE == here.usable_bytes
+    assert here.total_bytes == 15835660288
+    assert str(here) == "This machine: Tesla T4, 0.29 GiB (300 MiB) free now of 14.75 GiB"
+
+
+def test_calculator_offers_this_machine_and_says_why_the_default_does_not_fit(crowded_t4):
+    calc = Calculator()
+    calc.widget()
+    label, key = calc.controls["gpu"].options[0]
+    assert key == THIS_MACHINE and label == "this machine: Tesla T4 (0.29 GiB free now)"
+    calc.controls["gpu"].value = THIS_MACHINE
+    assert calc.values["gpu"] == THIS_MACHINE and calc.fit.available == FREE and not calc.fit
+    text = str(calc.report())
+    assert "does not fit: needs 16.27 GiB of 0.29 GiB on Tesla T4 (free now), 15.98 GiB short" in text
+    assert (
+        "skipped Llama 3.1 8B fp16: needs 16.27 GiB (weights 14.96 GiB + KV cache 0.50 GiB + "
+        "temporary buffers 0.42 GiB + CUDA context 0.39 GiB), only 0.29 GiB free: 15.98 GiB short"
+    ) in text
+    assert calc.plan.fit == () and len(calc.plan.skipped) == 11  # even the CUDA context (400 MiB) is too much
+    assert "no model of any size fits" in text and "<li>skipped GPT-2 124M fp16" in calc.report()._repr_html_()
+    fig = calc.figure()  # the dashed line marks the 300 MiB free, not the T4's 15360 MiB
+    assert fig.axes[0].lines[0].get_xdata()[0] == pytest.approx(300 / 1024)
+    plt.close(fig)
+    calc.controls["gpu"].value = "T4"  # back to a catalog GPU: its whole memory, no plan
+    assert calc.fit.available == 15360 * MIB and calc.plan is None and calc.budget is None
+
+
+def test_what_fits_in_300_mib_is_chosen_and_the_rest_skipped_with_reasons(crowded_t4):
+    plan = models_that_fit("inference", "int4", seq_len=512, cuda_context=0)
+    assert plan.fit == ("GPT-2 124M",)  # 0.14 GiB of int4 weights, cache and buffers
+    gpt2 = estimate("gpt2", "inference", "int4", seq_len=512, cuda_context=0)
+    assert gpt2.total <= FREE < estimate("qwen2.5-0.5b", "inference", "int4", seq_len=512, cuda_context=0).total
+    assert set(plan.skipped) == {m for m in (n.name for n in _catalog()) if m != "GPT-2 124M"}
+    assert plan.skipped["Qwen2.5 0.5B"] == (
+        "needs 0.46 GiB (weights 0.42 GiB + quantisation scales 0.02 GiB + temporary buffers 0.02 GiB + "
+        "KV cache 0.01 GiB), only 0.29 GiB free: 0.17 GiB short"
+    )
+    assert 0 < plan.largest < find_model("qwen2.5-0.5b").n_params
+    assert "skipped Llama 3.1 8B int4: needs 5.73 GiB" in str(plan)
+
+
+def test_fit_table_gets_a_column_for_this_machine(crowded_t4):
+    table = fit_table("inference", "int4", models=["gpt2", "llama-3.1-8b"], gpus=["T4", THIS_MACHINE], seq_len=512)
+    here = table.gpus[1]
+    assert [table.verdict(i, here) for i in range(2)] == ["-", "-"]  # with the CUDA context neither fits
+    assert [table.verdict(i, table.gpus[0]) for i in range(2)] == ["yes", "yes"]
+    assert str(table).endswith("this_machine: Tesla T4, 0.29 GiB (300 MiB) free now of 14.75 GiB")
+    lean = fit_table("inference", "int4", models=["gpt2"], gpus=[THIS_MACHINE], seq_len=512, cuda_context=0)
+    assert lean.verdict(0, lean.gpus[0]) == "yes"
+
+
+def test_plenty_of_free_memory_fits_every_model(monkeypatch, crowded_t4):
+    """An idle 192 GB GPU: 180 GB free holds even Qwen2.5 72B in fp16 (137.93 GiB = 148.1 GB)."""
+    props = types.SimpleNamespace(name="NVIDIA B200", total_memory=192 * 10**9, major=10, minor=0)
+    monkeypatch.setattr(torch.cuda, "get_device_properties", lambda i: props)
+    monkeypatch.setattr(torch.cuda, "mem_get_info", lambda i: (180 * 10**9, 192 * 10**9))
+    plan = models_that_fit("inference", "fp16")
+    assert len(plan.fit) == len(_catalog()) and plan.skipped == {}
+    calc = Calculator(gpu=THIS_MACHINE)
+    assert calc.fit and calc.fit.available == 180 * 10**9 and bool(fits(calc.estimate, 180 * 10**9))
+    assert "fits here: GPT-2 124M" in str(calc.report()) and "skipped" not in str(calc.report())
+
+
+def _catalog():
+    from lessonkit.models import catalog_models
+
+    return catalog_models()
