@@ -64,8 +64,8 @@ class MachineBudget:
     """The memory free now on this machine's CUDA GPU, a budget like a catalog GPU's (lesson 07).
 
     False like a bool when there is none (no CUDA GPU here: `reason` says why). The free figure is
-    torch.cuda.mem_get_info's, read after this process's CUDA context exists; the estimates add
-    their CUDA context all the same, which errs on the safe side (pass cuda_context=0 to leave it out).
+    torch.cuda.mem_get_info's, read after this process's CUDA context exists, so the context is already
+    taken from it: estimates checked against this machine leave their CUDA context out (cuda_context=0).
     """
 
     gpu_name: str | None
@@ -141,10 +141,14 @@ class FitTable:
     gpus: tuple[GpuSpec | MachineBudget, ...]
     needed: tuple[int, ...]  # bytes per model
     options: dict[str, Any]
+    context: tuple[int, ...] = ()  # bytes of CUDA context in each estimate
 
     def verdict(self, i: int, gpu: GpuSpec | MachineBudget) -> str:
         """'yes', 'tight' (fits with under 5% of the memory to spare) or '-' for model i on `gpu` (lesson 07)."""
-        margin = gpu.usable_bytes - self.needed[i]
+        needed = self.needed[i]
+        if isinstance(gpu, MachineBudget) and gpu.gpu_name is not None and self.context:
+            needed -= self.context[i]  # this process's CUDA context exists: the free figure is net of it
+        margin = gpu.usable_bytes - needed
         if margin < 0:
             return "-"
         return "tight" if margin < TIGHT * gpu.usable_bytes else "yes"
@@ -162,7 +166,12 @@ class FitTable:
         return "\n".join(lines + self._footnotes())
 
     def _footnotes(self) -> list[str]:
-        return [f"{g.key}: {g.summary}" for g in self.gpus if isinstance(g, MachineBudget)]
+        return [
+            f"{g.key}: {g.summary}"
+            + (" (the CUDA context already exists here, so this column leaves it out)" if g.gpu_name else "")
+            for g in self.gpus
+            if isinstance(g, MachineBudget)
+        ]
 
     def _repr_html_(self) -> str:
         head = "".join(f"<th>{html.escape(g.key)}</th>" for g in self.gpus)
@@ -190,6 +199,8 @@ def _describe(options: dict[str, Any]) -> str:
             parts.append(f"{value} tokens")
         elif key == "checkpointing":
             parts.append("activation checkpointing" if value else "no checkpointing")
+        elif key == "cuda_context" and value == 0:
+            parts.append("CUDA context left out")
         else:
             parts.append(f"{key.replace('_', ' ')} {value}")
     return f" ({', '.join(parts)})" if parts else ""
@@ -211,8 +222,10 @@ def fit_table(
     chosen = tuple(_entry("models", m, ModelConfig, find_model) for m in _items("models", models, "['gpt2']"))
     gpu_specs = tuple(_gpu_entry(g) for g in _items("gpus", gpus, "['T4']"))
     chosen, gpu_specs = chosen or catalog_models(), gpu_specs or catalog()
-    needed = tuple(estimate(m, mode, dtype, **options).total for m in chosen)
-    return FitTable(mode, dtype, chosen, gpu_specs, needed, dict(options))
+    estimates = [estimate(m, mode, dtype, **options) for m in chosen]
+    needed = tuple(e.total for e in estimates)
+    context = tuple(e.breakdown.get("cuda_context", 0) for e in estimates)
+    return FitTable(mode, dtype, chosen, gpu_specs, needed, dict(options), context)
 
 
 def _items(name: str, values: Any, example: str) -> list[Any]:
@@ -332,15 +345,21 @@ def models_that_fit(
     """Which models (default: the catalog) fit in the memory free now on this CUDA GPU, and why not (lesson 07).
 
     free_bytes: a budget given by hand (bytes, or a size such as '300MiB') instead of asking `device`.
-    Options go to the estimate (seq_len, batch, checkpointing, cuda_context, ...). Without a CUDA GPU
-    the plan is empty and says why.
+    Options go to the estimate (seq_len, batch, checkpointing, cuda_context, ...). Asking `device` leaves
+    the CUDA context out unless cuda_context is given: it already exists, so the free figure is net of it.
+    Without a CUDA GPU the plan is empty and says why.
     """
     check_choice("mode", mode, MODES)
     check_choice("dtype", dtype, MODE_DTYPES[mode])
     chosen = tuple(_entry("models", m, ModelConfig, find_model) for m in _items("models", models, "['gpt2']"))
     if free_bytes is not None and device is not None:
         raise ValueError(f"give free_bytes or device, not both: got free_bytes={free_bytes!r}, device={device!r}")
-    budget = this_machine(device) if free_bytes is None else _given(free_bytes)
+    if free_bytes is None:
+        budget = this_machine(device)
+        if budget:  # the free figure is read after this process's CUDA context exists
+            options.setdefault("cuda_context", 0)
+    else:
+        budget = _given(free_bytes)
     return _plan(budget, mode, dtype, chosen or catalog_models(), options)
 
 
@@ -469,6 +488,8 @@ class Calculator:
         options = {"seq_len": new["seq_len"], "batch": new["batch"]}
         if mode != "inference":
             options["checkpointing"] = new["checkpointing"]
+        if budget is not None:
+            options["cuda_context"] = 0  # this process's context exists: the free figure is net of it
         self.estimate: Estimate = estimate(new["model"], mode, new["dtype"], **options)
         if budget is None:
             self.fit: Fit = fits(self.estimate, new["gpu"])
