@@ -9,8 +9,14 @@ dependencies, as a plain `pip install` would) changes none of them: first with
 `pip install --dry-run --report`, then with `pip freeze` before and after. Last it runs every
 notebook under strict nbval in that environment, with the package as installed (not this folder).
 
-torch is the exception: only torch 2.13.0 (CPU) can be installed on the machines this runs on, so
-both profiles use it; Colab's own torch (2.11 with CUDA 12.8) is checked by version only.
+Each profile installs the torch it names, from PyPI: Colab's 2.11.0 and pyproject.toml's lower bound.
+PyPI's Linux x86_64 torch is the CUDA build, so pip also installs torch's own nvidia-* wheels (an
+environment is 5 to 7 GB); that build runs on a machine without a GPU, as the CPU-only CI does. Colab
+reports its torch as 2.11.0+cu128; the +cu128 build is not on PyPI, so the plain 2.11.0 stands in.
+
+Every run builds each environment afresh (a reused one could hide what lessonkit's install changed)
+and deletes it once its checks pass; pip's download cache makes a second run fast. An environment
+whose checks failed is kept in .envs/ to look into, and --keep keeps them all.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 import tomllib
 from pathlib import Path
 
@@ -30,9 +37,9 @@ from packaging.version import Version
 
 ROOT = Path(__file__).resolve().parent.parent
 ENVS = ROOT / ".envs"
-TORCH = "torch==2.13.0"
 # The notebook stack nbval needs, at versions that accept the old IPython/ipykernel Colab runs.
 TEST_TOOLS = ("nbval==0.11.0", "nbclient==0.11.0", "pytest==9.2.0")
+NBVAL_TIMEOUT_S = 900  # every lesson takes about a minute here
 WATCHED = ("torch", "numpy", "matplotlib", "ipywidgets", "ipykernel", "ipython")
 
 
@@ -82,22 +89,27 @@ def build_wheel(work: Path) -> Path:
     return wheel
 
 
+def size_gb(path: Path) -> float:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file() and not f.is_symlink()) / 1e9
+
+
 def check_profile(name: str, wheel: Path) -> list[str]:
     """Build the profile's environment, install lessonkit into it, run the notebooks; return the problems."""
     wanted = PROFILES[name]()
     print(f"\n== {name}: {', '.join(f'{k} {v}' for k, v in sorted(wanted.items()))}", flush=True)
     env_dir = ENVS / name
     shutil.rmtree(env_dir, ignore_errors=True)
+    start = time.monotonic()
     run([sys.executable, "-m", "venv", str(env_dir)])
     python = env_dir / "bin" / "python"
-    pins = [f"{pkg}=={version}" for pkg, version in wanted.items() if pkg != "torch"]
-    if "torch" in wanted and Version(wanted["torch"]) != Version(TORCH.split("==")[1]):
-        print(f"  note: torch {wanted['torch']} cannot be installed here; using {TORCH} instead")
-    run([str(python), "-m", "pip", "install", "--quiet", TORCH, *pins, *TEST_TOOLS])
+    pins = [f"{pkg}=={version}" for pkg, version in wanted.items()]
+    run([str(python), "-m", "pip", "install", "--quiet", *pins, *TEST_TOOLS])
+    print(f"  environment built in {time.monotonic() - start:.0f} s, {size_gb(env_dir):.1f} GB", flush=True)
     problems = []
     before = freeze(python)
     for pkg, version in wanted.items():
-        if pkg != "torch" and Version(before.get(pkg, "0")) != Version(version):
+        # a build with a local suffix (2.11.0+cu128) is still the version the profile names
+        if Version(Version(before.get(pkg, "0")).public) != Version(version):
             problems.append(f"{pkg}: wanted {version}, the environment has {before.get(pkg)}")
 
     report_file = env_dir / "lessonkit-install-report.json"
@@ -116,10 +128,17 @@ def check_profile(name: str, wheel: Path) -> list[str]:
 
     env = dict(os.environ, PYDEVD_DISABLE_FILE_VALIDATION="1")
     nbval = [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval", "--nbval-current-env"]
+    nbval += ["--nbval-cell-timeout", "120"]
     lessons = sorted(ROOT.glob("notebooks/[0-9][0-9]_*.ipynb"))
     nbval += ["--nbval-sanitize-with", "tests/nbval_sanitize.cfg", *map(str, lessons)]
-    done = subprocess.run(nbval, cwd=ROOT, env=env, text=True, capture_output=True)
+    start = time.monotonic()
+    try:  # a kernel that crashes can leave nbval waiting for ever
+        done = subprocess.run(nbval, cwd=ROOT, env=env, text=True, capture_output=True, timeout=NBVAL_TIMEOUT_S)
+    except subprocess.TimeoutExpired as exc:
+        out = exc.stdout.decode() if isinstance(exc.stdout, bytes) else exc.stdout or ""
+        done = subprocess.CompletedProcess(nbval, returncode=-1, stdout=out + f"\n(stopped after {NBVAL_TIMEOUT_S} s)")
     print("\n".join("  | " + line for line in done.stdout.strip().splitlines()[-15:]), flush=True)
+    print(f"  notebooks ran in {time.monotonic() - start:.0f} s", flush=True)
     if done.returncode != 0:
         problems.append(f"the notebooks failed under strict nbval in the {name} environment")
     return problems
@@ -128,12 +147,17 @@ def check_profile(name: str, wheel: Path) -> list[str]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("profiles", nargs="*", choices=sorted(PROFILES), default=sorted(PROFILES))
+    parser.add_argument("--keep", action="store_true", help="keep each environment in .envs/, even one that passed")
     args = parser.parse_args()
     work = ENVS / "wheel"
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     wheel = build_wheel(work)
-    failures = {name: check_profile(name, wheel) for name in args.profiles}
+    failures = {}
+    for name in args.profiles:
+        failures[name] = check_profile(name, wheel)
+        if not failures[name] and not args.keep:
+            shutil.rmtree(ENVS / name)  # 5 to 7 GB each: free it before building the next
     print()
     for name, problems in failures.items():
         print(f"{name}: {'OK' if not problems else 'FAILED'}")
