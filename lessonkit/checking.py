@@ -199,6 +199,9 @@ def read_number(answer: Any, expected: str) -> tuple[float, str]:
             number = number.replace(",", "")
         value = float(number)
         unit = rest.strip().lower()
+    elif type(answer).__module__ == "numpy" and getattr(answer, "ndim", 0) > 0:
+        # numpy 2 refuses float() of an array with a warning, numpy 1 converts one element silently: refuse both
+        raise Unreadable(f"I expected {expected}, got {_describe(answer)}: give one number.")
     elif isinstance(answer, Real) or (hasattr(answer, "__float__") and not isinstance(answer, _COLLECTIONS)):
         try:  # also numpy scalars and one-element torch tensors; warnings (numpy's deprecations) count as failures
             with warnings.catch_warnings():
