@@ -78,6 +78,11 @@ class MachineBudget:
         return self.free_bytes is not None
 
     @property
+    def context_in_use(self) -> bool:
+        """True when read from this process's GPU: its CUDA context exists, so estimates leave it out (lesson 07)."""
+        return self.gpu_name is not None
+
+    @property
     def usable_bytes(self) -> int:
         """The budget in bytes: the free memory (0 when there is none) (lesson 07)."""
         return self.free_bytes or 0
@@ -146,8 +151,8 @@ class FitTable:
     def verdict(self, i: int, gpu: GpuSpec | MachineBudget) -> str:
         """'yes', 'tight' (fits with under 5% of the memory to spare) or '-' for model i on `gpu` (lesson 07)."""
         needed = self.needed[i]
-        if isinstance(gpu, MachineBudget) and gpu.gpu_name is not None and self.context:
-            needed -= self.context[i]  # this process's CUDA context exists: the free figure is net of it
+        if isinstance(gpu, MachineBudget) and gpu.context_in_use and self.context:
+            needed -= self.context[i]
         margin = gpu.usable_bytes - needed
         if margin < 0:
             return "-"
@@ -168,7 +173,7 @@ class FitTable:
     def _footnotes(self) -> list[str]:
         return [
             f"{g.key}: {g.summary}"
-            + (" (the CUDA context already exists here, so this column leaves it out)" if g.gpu_name else "")
+            + (" (the CUDA context already exists here, so this column leaves it out)" if g.context_in_use else "")
             for g in self.gpus
             if isinstance(g, MachineBudget)
         ]
@@ -356,10 +361,10 @@ def models_that_fit(
         raise ValueError(f"give free_bytes or device, not both: got free_bytes={free_bytes!r}, device={device!r}")
     if free_bytes is None:
         budget = this_machine(device)
-        if budget:  # the free figure is read after this process's CUDA context exists
-            options.setdefault("cuda_context", 0)
     else:
         budget = _given(free_bytes)
+    if budget.context_in_use:
+        options.setdefault("cuda_context", 0)
     return _plan(budget, mode, dtype, chosen or catalog_models(), options)
 
 
@@ -488,8 +493,8 @@ class Calculator:
         options = {"seq_len": new["seq_len"], "batch": new["batch"]}
         if mode != "inference":
             options["checkpointing"] = new["checkpointing"]
-        if budget is not None:
-            options["cuda_context"] = 0  # this process's context exists: the free figure is net of it
+        if budget is not None and budget.context_in_use:
+            options["cuda_context"] = 0
         self.estimate: Estimate = estimate(new["model"], mode, new["dtype"], **options)
         if budget is None:
             self.fit: Fit = fits(self.estimate, new["gpu"])
