@@ -1,6 +1,6 @@
 """Data parallelism for real: N processes, DDP, gradients averaged with all-reduce (lesson 06).
 
-`run_data_parallel` starts `world_size` processes with torch.multiprocessing (spawn), each one
+`run_data_parallel` starts `world_size` processes with torch.multiprocessing, each one
 a rank of a `torch.distributed` process group (gloo on CPUs, NCCL on NVIDIA GPUs). Every rank
 holds a full copy of the same model, trains on its own slice of each batch, and DistributedDataParallel
 averages the gradients with an all-reduce, so all ranks take the same step. `train_single_process`
@@ -16,6 +16,7 @@ import os
 import pickle
 import queue as queue_module
 import socket
+import sys
 import time
 import traceback
 from collections.abc import Mapping, Sequence
@@ -174,6 +175,38 @@ def _check_delays(delays: object, world_size: int, steps: int) -> list[list[floa
     return per_rank
 
 
+def _process_context():
+    """How new ranks start: forked from a server that imported PyTorch once (Linux), or as fresh interpreters.
+
+    A fresh interpreter per rank ("spawn") imports PyTorch again in every rank, seconds each on a small
+    machine. On Linux a fork server imports it once, stays for later runs, and forks each rank from itself
+    in milliseconds. macOS and Windows keep spawn: forking after Apple's frameworks have loaded is unsafe,
+    and Windows cannot fork.
+    """
+    import torch.multiprocessing as mp
+
+    if sys.platform.startswith("linux"):
+        context = mp.get_context("forkserver")
+        # What every rank needs, imported once when the server starts. DistributedDataParallel imports
+        # torch._dynamo the first time it is built: seconds, so the server does that too.
+        context.set_forkserver_preload(["lessonkit.distributed", "torch.nn.parallel", "torch._dynamo"])
+        return context
+    return mp.get_context("spawn")
+
+
+def start_rank_server() -> None:
+    """Start, in the background, the process that run_data_parallel forks its ranks from (lesson 06).
+
+    It imports PyTorch while the lesson goes on, so the ranks of Step 6 start at once. Where ranks
+    are spawned as fresh interpreters instead (macOS, Windows) there is nothing to start.
+    """
+    context = _process_context()
+    if context.get_start_method() == "forkserver":
+        from multiprocessing import forkserver
+
+        forkserver.ensure_running()
+
+
 def _sync(device: torch.device) -> None:
     if device.type == "cuda":
         torch.cuda.synchronize(device)
@@ -281,8 +314,6 @@ def run_data_parallel(
             f"but this machine has {torch.cuda.device_count()}; use backend='gloo' on the CPU"
         )
 
-    import torch.multiprocessing as mp
-
     payload = pickle.dumps(
         {
             "model": copy.deepcopy(model).cpu(),
@@ -297,7 +328,7 @@ def run_data_parallel(
     )
     port = free_port()
     init_method = f"tcp://127.0.0.1:{port}"
-    context = mp.get_context("spawn")
+    context = _process_context()
     results = context.Queue()
     processes = [
         context.Process(

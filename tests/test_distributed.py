@@ -37,14 +37,18 @@ def make_data(rows: int = BATCH * STEPS) -> tuple[torch.Tensor, torch.Tensor]:
 
 
 def leftover_children(pids) -> list[psutil.Process]:
-    """Child processes of this test process that are worker ranks, or anything but Python's resource tracker."""
+    """Child processes of this test process that are worker ranks, or anything but multiprocessing's own helpers.
+
+    Those helpers (the resource tracker and, on Linux, the fork server the ranks are forked from) stay for later
+    runs and exit with this process.
+    """
     left = []
     for child in psutil.Process().children(recursive=True):
         try:
             cmdline = " ".join(child.cmdline())
         except psutil.NoSuchProcess:
             continue
-        if child.pid in pids or "resource_tracker" not in cmdline:
+        if child.pid in pids or not ("resource_tracker" in cmdline or "forkserver" in cmdline):
             left.append(child)
     return left
 

@@ -204,6 +204,7 @@ EXEMPT = {
     "distributed.free_port": "its one argument is the loopback host the lesson passes itself",
     "distributed.ddp_worker": "runs inside a spawned process with arguments built by run_data_parallel",
     "distributed.run_data_parallel": "starts processes: its argument checks are tested in test_distributed.py",
+    "distributed.start_rank_server": "takes no arguments",
     "doctor.benchmark_jobs": "internal step of the CLI; its inputs come from describe_device",
     "doctor.speedup_of": "internal step of the CLI, fed by run_benchmark",
     "doctor.run_benchmark": "internal step of the CLI, fed by collect",

@@ -92,12 +92,25 @@ def test_outputs_are_committed_for_nbval(path):
     assert code and all(c.execution_count is not None for c in code), "run `make refresh`"
     with_output = [c for c in code if c.outputs]
     assert len(with_output) >= len(code) // 2
-    compared = [c for c in with_output if not c.source.startswith("# NBVAL_IGNORE_OUTPUT")]
+    compared = [c for c in with_output if NBVAL_IGNORE not in c.metadata.get("tags", [])]
     assert len(compared) >= len(with_output) // 2, "most outputs should be compared, not ignored"
     for cell in code:
         for out in cell.outputs:
             assert out.output_type != "error", f"stored error in: {cell.source[:60]}"
             assert out.get("name") != "stderr", f"stderr output in: {cell.source[:60]}"
+
+
+NBVAL_IGNORE = "nbval-ignore-output"
+NBVAL_TAGS = {NBVAL_IGNORE, "nbval-skip", "nbval-raises-exception", "nbval-check-output"}
+
+
+@pytest.mark.parametrize("path", [*LESSONS, ROOT / "templates/lesson_template.ipynb"], ids=lambda p: p.name)
+def test_test_markers_are_cell_tags_not_code_comments(path):
+    """Learners read the code cells: nbval's instructions live in the cells' tags, which JupyterLab keeps aside."""
+    for cell in read(path).cells:
+        assert "NBVAL_" not in cell.source, f"an nbval comment in a cell: {cell.source[:60]!r}; use a cell tag"
+        unknown = {t for t in cell.metadata.get("tags", []) if t.startswith("nbval")} - NBVAL_TAGS
+        assert not unknown, f"tags nbval does not know: {unknown}"
 
 
 def test_readme_lists_every_lesson_with_its_badge():

@@ -10,11 +10,10 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from pathlib import Path
 
 import nbformat
-from nbclient import NotebookClient
+from kernels import execute_notebook
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
@@ -22,16 +21,7 @@ NOTEBOOKS = ROOT / "notebooks"
 
 def run(path: Path, write: bool, timeout: int) -> float:
     nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(
-        nb,
-        timeout=timeout,
-        kernel_name="python3",
-        record_timing=False,
-        resources={"metadata": {"path": str(path.parent)}},
-    )
-    start = time.perf_counter()
-    client.execute()
-    elapsed = time.perf_counter() - start
+    elapsed = execute_notebook(nb, path.parent, timeout=timeout)
     if write:
         nbformat.write(nb, path)
     return elapsed

@@ -167,16 +167,21 @@ def lab(tmp_path_factory: pytest.TempPathFactory, target: Path):
         "--no-browser",
         "--ServerApp.ip=127.0.0.1",
         f"--ServerApp.port={port}",
-        "--ServerApp.port_retries=0",
+        # Another program may take that port before JupyterLab binds it: then JupyterLab moves on to
+        # another, and writes the one it got into its runtime file, which is where the test reads it.
+        "--ServerApp.port_retries=50",
         f"--IdentityProvider.token={token}",
         f"--ServerApp.root_dir={root}",
         "--LabApp.news_url=None",
         "--LabApp.extension_manager=readonly",
     ]
+    if sys.platform != "win32":  # the lesson's kernel on local sockets: no free TCP port to race for
+        command += ["--KernelManager.transport=ipc", f"--KernelManager.ip={home / 'kernel'}"]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         command.append("--allow-root")
     log = open(SHOTS / "jupyterlab.log", "w")
     proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+    server_info = home / "runtime" / f"jpserver-{proc.pid}.json"
     base = f"http://127.0.0.1:{port}"
     kernels: set[int] = set()
     try:
@@ -184,10 +189,12 @@ def lab(tmp_path_factory: pytest.TempPathFactory, target: Path):
         while True:
             assert proc.poll() is None, f"JupyterLab exited with status {proc.returncode}: see {log.name}"
             try:
+                port = json.loads(server_info.read_text())["port"]
+                base = f"http://127.0.0.1:{port}"
                 with urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2) as answer:
                     if answer.status == 200:
                         break
-            except OSError:
+            except (OSError, ValueError, KeyError):  # no runtime file yet, half written, or no answer yet
                 pass
             assert time.monotonic() < deadline, f"JupyterLab did not answer within 90 s: see {log.name}"
             time.sleep(0.25)

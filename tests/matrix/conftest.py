@@ -5,15 +5,17 @@ from __future__ import annotations
 import os
 import shutil
 import stat
+import sys
 from pathlib import Path
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
 
 ROOT = Path(__file__).resolve().parents[2]
 LESSONS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 NETBLOCK = Path(__file__).resolve().parent / "netblock"
+sys.path.insert(0, str(ROOT / "tools"))
+from kernels import execute_notebook  # noqa: E402  (kernels on local sockets: no port to race for)
 
 
 def execute(
@@ -35,14 +37,7 @@ def execute(
         nb.cells.insert(0, nbformat.v4.new_code_cell(prelude))
     if epilogue:
         nb.cells.append(nbformat.v4.new_code_cell(epilogue))
-    client = NotebookClient(
-        nb,
-        timeout=timeout,
-        kernel_name="python3",
-        record_timing=False,
-        resources={"metadata": {"path": str(cwd or path.parent)}},
-    )
-    client.execute()
+    execute_notebook(nb, cwd or path.parent, timeout=timeout)
     return nb
 
 

@@ -1,0 +1,159 @@
+"""How long the course's own checks take on this machine: the figures the README and the lessons quote.
+
+    python benchmarks/course_timings.py               # units, each lesson, the notebook suite and its floor
+    python benchmarks/course_timings.py --install     # also a fresh .venv-style install (pip's cache helps)
+    python benchmarks/course_timings.py --cells 06    # where one lesson's time goes, cell by cell
+
+Every figure is wall-clock seconds of the same command `make` runs, measured here and printed, never asserted:
+- units: `pytest tests --ignore=tests/matrix` (make test-units);
+- each lesson: `pytest notebooks/NN_*.ipynb --nbval ...` on its own (a fresh kernel, as make test starts one);
+- the suite: `pytest notebooks --nbval ...` (make test-notebooks);
+- the floor: the same suite where each lesson is cut down to its import statements, i.e. kernel start plus
+  `import torch` and the rest, the part no lesson can avoid. The suite should take at most 2.5x the floor.
+Targets (issue "make test passes on any learner's machine"): units <= 20 s, each lesson <= 15 s under nbval,
+suite <= 2.5 x floor, on an idle 2-core machine without a GPU. Run it on an idle machine: other jobs slow it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parent.parent
+LESSONS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+NBVAL = ["--nbval", "--nbval-current-env", "--nbval-sanitize-with", str(ROOT / "tests/nbval_sanitize.cfg")]
+TARGETS = {"units_s": 20.0, "lesson_s": 15.0, "suite_over_floor": 2.5}
+
+
+def timed(cmd: list[str], cwd: Path = ROOT) -> float:
+    """Seconds `cmd` took; it must succeed."""
+    env = {**os.environ, "PYDEVD_DISABLE_FILE_VALIDATION": "1"}
+    start = time.perf_counter()
+    done = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
+    elapsed = time.perf_counter() - start
+    if done.returncode != 0:
+        sys.exit(f"failed ({done.returncode}): {' '.join(cmd)}\n{done.stdout[-3000:]}{done.stderr[-2000:]}")
+    return elapsed
+
+
+def pytest(*args: str) -> list[str]:
+    return [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args]
+
+
+def imports_only(path: Path) -> nbformat.NotebookNode:
+    """`path` cut down to one cell holding every import statement of its code cells."""
+    lines = []
+    for cell in nbformat.read(path, as_version=4).cells:
+        if cell.cell_type != "code":
+            continue
+        source = "\n".join(line for line in cell.source.splitlines() if not line.lstrip().startswith(("%", "!")))
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            continue
+        lines += [
+            ast.get_source_segment(source, node) for node in tree.body if isinstance(node, ast.Import | ast.ImportFrom)
+        ]
+    return nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_code_cell("\n".join(lines))],
+        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+    )
+
+
+def floor_seconds() -> float:
+    """The notebook suite cut down to each lesson's imports, run the same way."""
+    with tempfile.TemporaryDirectory(prefix="lesson-floor-") as tmp:
+        for path in LESSONS:
+            nbformat.write(imports_only(path), Path(tmp) / path.name)
+        shutil.copy(ROOT / "conftest.py", tmp)  # the same kernels as the real suite
+        return timed(pytest(tmp, "--rootdir", tmp, *NBVAL), cwd=Path(tmp))
+
+
+def install_seconds() -> float:
+    """A fresh virtual environment and `pip install -r requirements.txt`, as `make setup` does."""
+    with tempfile.TemporaryDirectory(prefix="install-") as tmp:
+        venv = Path(tmp) / "venv"
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        subprocess.run(
+            [str(venv / "bin/python"), "-m", "pip", "install", "-q", "-r", "requirements.txt"], cwd=ROOT, check=True
+        )
+        return time.perf_counter() - start
+
+
+def cell_times(number: str) -> None:
+    """Each code cell's seconds in one lesson, slowest first."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    from kernels import execute_notebook
+
+    (path,) = [p for p in LESSONS if p.name.startswith(number)]
+    nb = nbformat.read(path, as_version=4)
+    total = execute_notebook(nb, path.parent, record_timing=True)
+    rows = []
+    for index, cell in enumerate(nb.cells):
+        timing = cell.metadata.get("execution", {})
+        if cell.cell_type == "code" and "iopub.execute_input" in timing:
+            from datetime import datetime
+
+            start, end = (
+                datetime.fromisoformat(timing[k].rstrip("Z")) for k in ("iopub.execute_input", "shell.execute_reply")
+            )
+            rows.append(((end - start).total_seconds(), index, cell.source.splitlines()[0][:70]))
+    print(f"{path.name}: {total:.1f} s including kernel start")
+    for seconds, index, first_line in sorted(rows, reverse=True)[:15]:
+        print(f"  {seconds:6.2f} s  cell {index:>3}  {first_line}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--install", action="store_true", help="also time a fresh install (minutes)")
+    parser.add_argument("--cells", metavar="NN", help="only show where lesson NN's time goes")
+    parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
+    args = parser.parse_args()
+    if args.cells:
+        cell_times(args.cells)
+        return 0
+    figures: dict[str, object] = {"machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores"}
+    if args.install:
+        figures["install_s"] = round(install_seconds(), 1)
+        print(f"install (fresh venv, pip install -r requirements.txt): {figures['install_s']} s")
+    figures["units_s"] = round(timed(pytest("tests", "--ignore=tests/matrix")), 1)
+    print(f"make test-units: {figures['units_s']} s (target <= {TARGETS['units_s']:g} s)")
+    lessons = {}
+    for path in LESSONS:
+        lessons[path.name] = round(timed(pytest(str(path.relative_to(ROOT)), *NBVAL)), 1)
+        print(f"  {path.name:<48} {lessons[path.name]:5.1f} s (target <= {TARGETS['lesson_s']:g} s)")
+    figures["lessons_s"] = lessons
+    figures["suite_s"] = round(timed(pytest("notebooks", *NBVAL)), 1)
+    figures["floor_s"] = round(floor_seconds(), 1)
+    ratio = figures["suite_s"] / figures["floor_s"]
+    figures["suite_over_floor"] = round(ratio, 2)
+    print(
+        f"notebook suite: {figures['suite_s']} s; its floor (kernel start + imports): {figures['floor_s']} s; "
+        f"ratio {ratio:.2f} (target <= {TARGETS['suite_over_floor']:g})"
+    )
+    slowest = max(lessons.values())
+    met = (
+        figures["units_s"] <= TARGETS["units_s"]
+        and slowest <= TARGETS["lesson_s"]
+        and ratio <= TARGETS["suite_over_floor"]
+    )
+    print("all targets met" if met else "NOT all targets met")
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
