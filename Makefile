@@ -1,8 +1,10 @@
-# The course's commands. `make lab` and `make test` each create .venv on first use.
+# The course's commands. `make lab` and `make test` each create .venv on first use (tools/make_venv.py).
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# The learner's copies of the lessons (git-ignored): make lab opens these, never notebooks/ itself.
+MY_LESSONS ?= my-lessons
 # The stored outputs were recorded on a CPU. On a machine with a working NVIDIA GPU or Apple silicon the
 # lessons measure that GPU and print other numbers, so there `make test` checks that every cell runs without
 # an error (nbval-lax) instead of comparing outputs. Force either with NBVAL_MODE=--nbval or --nbval-lax.
@@ -19,17 +21,26 @@ ALLOW_ROOT := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root)
 help:  ## list the commands
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-15s %s\n", $$1, $$2}'
 
-$(STAMP): requirements.txt pyproject.toml
-	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet -r requirements.txt
-	@# build matplotlib's font cache now, not as a stderr message inside a notebook under test
-	$(BIN)/python -c "import matplotlib.pyplot"
-	@touch $(STAMP)
+# tools/make_venv.py (Python 3.6+; anything older or missing gets the line above it) checks PYTHON's version
+# before it creates anything (requirements.txt needs 3.11+), rebuilds
+# a .venv that is half-made (no pip, no stamp, a python that does not run) or too old, shows pip's progress and
+# builds matplotlib's font cache (not as a stderr message inside a notebook under test). A .venv whose stamp is
+# there but which broke since (its base Python removed, say) is rebuilt too: --check finds it in a moment.
+VENV_BROKEN := $(if $(wildcard $(STAMP)),$(shell $(BIN)/python tools/make_venv.py --check --venv "$(VENV)" >/dev/null 2>&1 || echo yes))
+SETUP_GOAL  := $(or $(firstword $(MAKECMDGOALS)),setup)
 
-setup: $(STAMP)  ## create .venv and install everything (done for you by the other commands)
+$(STAMP): requirements.txt pyproject.toml $(if $(VENV_BROKEN),FORCE)
+	@$(PYTHON) -c "import sys; sys.exit(sys.version_info < (3, 6))" >/dev/null 2>&1 || { echo "$(PYTHON) does not run here or is older than 3.6: install Python 3.11 or newer, then run: make PYTHON=python3.12 $(SETUP_GOAL)" >&2; exit 2; }
+	@$(PYTHON) tools/make_venv.py --venv "$(VENV)" --goal "$(SETUP_GOAL)"
 
-lab: $(STAMP)  ## open the course in JupyterLab (extra options: LAB_ARGS="--port 8899")
-	$(BIN)/jupyter lab notebooks $(ALLOW_ROOT) $(LAB_ARGS)
+.PHONY: FORCE
+FORCE:
+
+setup: $(STAMP)  ## create .venv and install everything, or repair it (done for you by the other commands)
+
+lab: $(STAMP)  ## copy new lessons into my-lessons/ (yours stay as they are) and open them in JupyterLab (LAB_ARGS="--port 8899")
+	@$(BIN)/python tools/my_lessons.py --from notebooks --to "$(MY_LESSONS)"
+	$(BIN)/jupyter lab "$(MY_LESSONS)" $(ALLOW_ROOT) $(LAB_ARGS)
 
 test: $(STAMP)  ## unit tests + every notebook executed and compared under strict nbval (lax on a GPU machine)
 	@$(if $(strip $(GPU_HERE)),echo "$(GPU_NOTE)")
@@ -56,7 +67,7 @@ refresh: $(STAMP)  ## re-execute the notebooks on this machine and store their o
 badges: $(STAMP)  ## rewrite Colab badges and install lines from lessonkit/course.py
 	$(BIN)/python tools/sync_badges.py
 
-clean:  ## remove .venv and build leftovers
+clean:  ## remove .venv and build leftovers (your my-lessons/ stays)
 	rm -rf $(VENV) dist build *.egg-info
 
 .PHONY: glossary
@@ -73,7 +84,7 @@ E2E_STAMP := $(VENV)/.installed-e2e
 .PHONY: chromium handouts e2e
 
 $(E2E_STAMP): requirements-e2e.txt $(STAMP)
-	$(BIN)/python -m pip install --quiet -r requirements-e2e.txt
+	$(BIN)/python -m pip install --disable-pip-version-check -r requirements-e2e.txt
 	@touch $(E2E_STAMP)
 
 chromium:  ## install Debian's chromium if it is missing (apt-get, with sudo when not root)

@@ -3,6 +3,11 @@
     python benchmarks/course_timings.py               # units, each lesson, the notebook suite and its floor
     python benchmarks/course_timings.py --install     # also a fresh .venv-style install (pip's cache helps)
     python benchmarks/course_timings.py --cells 06    # where one lesson's time goes, cell by cell
+    python benchmarks/course_timings.py --install --record   # measure, then store the figures and restate them
+
+--record writes the figures to reports/course-timings.json and rewrites the sentences that quote them: the
+README's block between <!-- timings:start --> and <!-- timings:end -->, and each lesson's "**Run time:**"
+line under "What you'll need". tests/test_course_timings.py checks that those sentences match the JSON.
 
 Every figure is wall-clock seconds of the same command `make` runs, measured here and printed, never asserted:
 - units: `pytest tests --ignore=tests/matrix` (make test-units);
@@ -21,6 +26,7 @@ import ast
 import json
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -34,6 +40,62 @@ ROOT = Path(__file__).resolve().parent.parent
 LESSONS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 NBVAL = ["--nbval", "--nbval-current-env", "--nbval-sanitize-with", str(ROOT / "tests/nbval_sanitize.cfg")]
 TARGETS = {"units_s": 20.0, "lesson_s": 15.0, "suite_over_floor": 2.5}
+RECORD = ROOT / "reports/course-timings.json"
+README_BLOCK = re.compile(r"(<!-- timings:start -->\n).*?(<!-- timings:end -->)", re.DOTALL)
+RUN_TIME_LINE = re.compile(r"^- \*\*Run time:\*\* .*$", re.MULTILINE)
+
+
+def readme_block(figures: dict) -> str:
+    """The README's sentences about how long things take, from recorded figures."""
+    slowest = max(figures["lessons_s"].values())
+    install = f"a fresh install took {figures['install_s']:.0f} s, " if "install_s" in figures else ""
+    return (
+        f"Measured on {figures['machine']} without a GPU ({figures['date']}, `benchmarks/course_timings.py`): "
+        f"{install}`make test-units` {figures['units_s']:.0f} s, each lesson {min(figures['lessons_s'].values()):.0f} "
+        f"to {slowest:.0f} s under nbval, the whole notebook suite {figures['suite_s']:.0f} s "
+        f"({figures['suite_over_floor']:.1f}× the {figures['floor_s']:.0f} s that starting the kernels and importing "
+        f"PyTorch take on their own).\n"
+    )
+
+
+def run_time_line(figures: dict, lesson: str) -> str:
+    """The line each lesson's "What you'll need" states its own run time in."""
+    return (
+        f"- **Run time:** about {figures['lessons_s'][lesson]:.0f} s from top to bottom on a {figures['machine']} "
+        f"without a GPU (measured with `benchmarks/course_timings.py`); a GPU or a faster CPU takes less."
+    )
+
+
+def restate(figures: dict) -> list[Path]:
+    """Rewrite the README block and each lesson's run-time line from `figures`; return the files changed."""
+    changed = []
+    readme = ROOT / "README.md"
+    text = readme.read_text("utf-8")
+    new = README_BLOCK.sub(lambda m: m[1] + readme_block(figures) + m[2], text)
+    if new != text:
+        readme.write_text(new, "utf-8")
+        changed.append(readme)
+    for path in LESSONS:
+        nb = nbformat.read(path, as_version=4)
+        (cell,) = [c for c in nb.cells if c.cell_type == "markdown" and "## What you'll need" in c.source]
+        line = run_time_line(figures, path.name)
+        source = RUN_TIME_LINE.sub(line, cell.source) if RUN_TIME_LINE.search(cell.source) else f"{cell.source}\n{line}"
+        if source != cell.source:
+            cell.source = source
+            nbformat.write(nb, path)
+            changed.append(path)
+    return changed
+
+
+def machine_name() -> str:
+    """'2-core AMD EPYC' or the like: the CPU's model name from /proc/cpuinfo where there is one."""
+    model = platform.processor() or platform.machine()
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.exists():
+        found = re.search(r"^model name\s*:\s*(.+)$", cpuinfo.read_text(), re.MULTILINE)
+        model = found[1].strip() if found else model
+    model = " ".join(model.split())
+    return f"{os.cpu_count()}-core {model}"
 
 
 def timed(cmd: list[str], cwd: Path = ROOT) -> float:
@@ -119,12 +181,17 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--install", action="store_true", help="also time a fresh install (minutes)")
     parser.add_argument("--cells", metavar="NN", help="only show where lesson NN's time goes")
-    parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
+    parser.add_argument(
+        "--record",
+        action="store_true",
+        help=f"store the figures in {RECORD.relative_to(ROOT)} "
+        "and rewrite the README's and the lessons' sentences that quote them",
+    )
     args = parser.parse_args()
     if args.cells:
         cell_times(args.cells)
         return 0
-    figures: dict[str, object] = {"machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores"}
+    figures: dict[str, object] = {"machine": machine_name(), "date": time.strftime("%Y-%m-%d")}
     if args.install:
         figures["install_s"] = round(install_seconds(), 1)
         print(f"install (fresh venv, pip install -r requirements.txt): {figures['install_s']} s")
@@ -150,8 +217,10 @@ def main() -> int:
         and ratio <= TARGETS["suite_over_floor"]
     )
     print("all targets met" if met else "NOT all targets met")
-    if args.json:
-        args.json.write_text(json.dumps(figures, indent=2) + "\n")
+    if args.record:
+        RECORD.write_text(json.dumps(figures, indent=2) + "\n")
+        for path in [RECORD, *restate(figures)]:
+            print(f"wrote {path.relative_to(ROOT)}")
     return 0
 
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import stat
 import sys
 from pathlib import Path
 
 import pytest
+import torch
 
 import lessonkit.device as device
 
@@ -15,6 +17,27 @@ REAL_DRIVER_FAILURE = (
     "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. "
     "Make sure that the latest NVIDIA driver is installed and running."
 )
+
+# The garbage collector's full passes walk every object alive, and PyTorch, its compiler stack (imported by
+# the first optimizer) and the other libraries the tests import leave millions: each pass took a third of a
+# second, seconds per run. What is alive now, and after each test file is imported, is module-level and
+# lives as long as the run, so it is moved out of the collector's way (gc.freeze). What the tests create
+# is collected as before.
+gc.freeze()
+
+
+def pytest_collectreport(report: pytest.CollectReport) -> None:
+    gc.freeze()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def one_torch_thread():
+    """One PyTorch thread for the whole run: the tests' tensors are tiny, and on a shared CPU a second
+    thread waits for a busy core at every operation (tens of times slower). No test asserts a speed."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
 
 
 @pytest.fixture

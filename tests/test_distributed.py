@@ -1,7 +1,7 @@
 """lessonkit.distributed: two real processes under DDP match one process on the whole batch (lesson 06).
 
-The runs start real processes (each imports torch, a few seconds), so the successful run is shared
-by the tests that inspect it. Every run is bounded by run_data_parallel's own timeout.
+The runs start real processes, so the successful run is shared by the tests that inspect it. Every run
+is bounded by run_data_parallel's own timeout.
 """
 
 from __future__ import annotations
@@ -19,8 +19,13 @@ from lessonkit.distributed import (
     port_is_listening,
     run_data_parallel,
     shard,
+    start_rank_server,
     train_single_process,
 )
+
+# As lesson 06 does before Step 6: start the process the ranks are forked from (Linux; elsewhere nothing to
+# start) now, so that it imports PyTorch, seconds, while the other test files are collected and run.
+start_rank_server()
 
 BATCH, STEPS, LR = 32, 3, 0.5
 DELAY_S = 0.2
@@ -122,9 +127,12 @@ def test_a_failing_rank_raises_and_leaves_nothing_behind():
 
 
 def test_a_hung_rank_is_stopped_after_the_timeout():
+    # Rank 1 would sleep 600 s in its first step. One second is enough to see it stopped: the wait ends at
+    # run_data_parallel's own deadline, whatever its length, and ranks forked from the warm server started
+    # above reach their first step in a fraction of it.
     x, y = make_data()
-    with pytest.raises(TimeoutError, match="did not finish within 10 s"):
-        run_data_parallel(make_model(), x, y, batch_size=BATCH, delays=[0.0, 600.0], timeout_s=10)
+    with pytest.raises(TimeoutError, match="did not finish within 1 s"):
+        run_data_parallel(make_model(), x, y, batch_size=BATCH, delays=[0.0, 600.0], timeout_s=1)
     assert multiprocessing.active_children() == []
     assert leftover_children(set()) == []
 

@@ -248,15 +248,33 @@ def test_execute_runs_a_notebook_and_reports_each_cell(tmp_path: Path):
     assert list(tmp_path.iterdir()) == []  # kernel sockets live in their own temporary folder
 
 
-def test_command_line_builds_html_from_stored_outputs(tmp_path: Path, capsys):
-    assert handouts.main(["--stored-outputs", "--no-pdf", "--out", str(tmp_path)]) == 0
-    lessons = handouts.lessons(ROOT)
-    written = sorted(p.name for p in tmp_path.iterdir())
+def small_lessons(folder: Path) -> list[Path]:
+    """Two numbered lessons with what the course's hold: a title, a Colab badge, a formula, a widget, a plot."""
+    folder.mkdir()
+    paths = []
+    for number, name in (("01", "first"), ("02", "second")):
+        nb = widget_notebook()
+        badge = "[![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.example)"
+        nb.cells.insert(0, new_markdown_cell(f"# {number} · {name.title()}\n{badge}\n\nBytes: $2^{{30}}$"))
+        paths.append(folder / f"{number}_{name}.ipynb")
+        nbformat.write(nb, paths[-1])
+    return paths
+
+
+def test_command_line_builds_html_from_stored_outputs(tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch):
+    # Without notebook arguments the command builds every lesson that handouts.lessons() lists; two small
+    # lessons stand in for the course's seven here, which take seconds each to convert. `make handouts`
+    # builds the course's own, and `make e2e` opens each of them offline.
+    lessons = small_lessons(tmp_path / "notebooks")
+    monkeypatch.setattr(handouts, "lessons", lambda root=ROOT: lessons)
+    out = tmp_path / "handouts"
+    assert handouts.main(["--stored-outputs", "--no-pdf", "--out", str(out)]) == 0
+    written = sorted(p.name for p in out.iterdir())
     assert written == sorted([f"{p.stem}.html" for p in lessons] + ["index.html"])
-    index = (tmp_path / "index.html").read_text("utf-8")
+    index = (out / "index.html").read_text("utf-8")
     for path in lessons:
         assert f'href="{path.stem}.html"' in index
-        assert handouts.remote_references((tmp_path / f"{path.stem}.html").read_text("utf-8")) == []
+        assert handouts.remote_references((out / f"{path.stem}.html").read_text("utf-8")) == []
     assert "Outputs as stored in the repository" in index and "not re-run" in index
     assert f"using stored outputs of {len(lessons)} lessons" in capsys.readouterr().out
 

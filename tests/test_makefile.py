@@ -46,3 +46,9 @@ def test_errors_only_on_a_machine_with_a_working_nvidia_gpu(tmp_path):
 def test_strict_comparison_can_be_forced_on_a_gpu_machine(tmp_path):
     line = planned_test_command(tmp_path, 'echo "GPU 0: Tesla T4 (UUID: GPU-1)"', "NBVAL_MODE=--nbval")
     assert " --nbval " in line
+
+
+def test_make_clean_leaves_the_learners_copies_alone():
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS")}
+    planned = subprocess.run(["make", "-n", "clean"], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+    assert planned.stdout.startswith("rm -rf .venv ") and "my-lessons" not in planned.stdout

@@ -1,10 +1,11 @@
 """Install lessonkit into environments shaped like a learner's and run every lesson there (make test-matrix).
 
-    python tools/env_check.py colab     # Colab's GPU runtime versions (tests/data/colab-pip-freeze.gpu.txt)
-    python tools/env_check.py oldest    # the oldest versions pyproject.toml says lessonkit supports
+    python tools/env_check.py colab     # Colab's GPU runtime: Python 3.13, tests/data/colab-pip-freeze.gpu.txt
+    python tools/env_check.py oldest    # the oldest Python and versions pyproject.toml says lessonkit supports
 
-For each profile it builds a fresh virtual environment under .envs/, installs the profile's
-packages, then checks that installing lessonkit (from a wheel of this repository, with its
+For each profile it builds a fresh virtual environment under .envs/ with the profile's Python (PYTHONS:
+`python3.X` on PATH or pyenv's; a missing one fails the run and says what to install), installs the
+profile's packages, then checks that installing lessonkit (from a wheel of this repository, with its
 dependencies, as a plain `pip install` would) changes none of them: first with
 `pip install --dry-run --report`, then with `pip freeze` before and after. Last it runs every
 notebook under strict nbval in that environment, with the package as installed (not this folder).
@@ -32,7 +33,9 @@ import time
 import tomllib
 from pathlib import Path
 
+from find_python import MissingPython, find_python
 from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -66,6 +69,36 @@ def oldest_versions() -> dict[str, str]:
 
 
 PROFILES = {"colab": colab_versions, "oldest": oldest_versions}
+# The Python each profile's environment is built with. colab: the version Colab's runtime runs (its pip freeze
+# has audioop-lts, which needs Python >= 3.13). oldest: pyproject.toml's requires-python floor, which
+# python_floor_problems() holds it to. 3.10 is the floor because rented cloud GPU images often still have it;
+# 3.9 is past its end of life (October 2025) and is not tested, so it is not claimed.
+PYTHONS = {"colab": "3.13", "oldest": "3.10"}
+
+
+def python_floor_problems(pyproject_text: str) -> list[str]:
+    """How pyproject.toml's requires-python disagrees with PYTHONS: the oldest profile must test its floor."""
+    requires = tomllib.loads(pyproject_text)["project"]["requires-python"]
+    allowed = SpecifierSet(requires)
+    oldest = PYTHONS["oldest"]
+    major, minor = map(int, oldest.split("."))
+    problems = []
+    if oldest not in allowed or f"{major}.{minor - 1}" in allowed:
+        problems.append(
+            f"pyproject.toml's requires-python is {requires!r}, but the oldest profile tests Python {oldest}: "
+            f"make it '>={oldest}' or change PYTHONS['oldest'] in tools/env_check.py"
+        )
+    problems += [
+        f"the {name} profile's Python {version} is outside pyproject.toml's requires-python {requires!r}"
+        for name, version in PYTHONS.items()
+        if version not in allowed
+    ]
+    return problems
+
+
+def profile_python(name: str) -> Path:
+    """The interpreter the profile's environment is built with; MissingPython says what to install."""
+    return find_python(PYTHONS[name], f"tools/env_check.py's {name} profile")
 
 
 def run(cmd: list[str], **kwargs) -> subprocess.CompletedProcess:
@@ -93,14 +126,15 @@ def size_gb(path: Path) -> float:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file() and not f.is_symlink()) / 1e9
 
 
-def check_profile(name: str, wheel: Path) -> list[str]:
+def check_profile(name: str, wheel: Path, interpreter: Path) -> list[str]:
     """Build the profile's environment, install lessonkit into it, run the notebooks; return the problems."""
     wanted = PROFILES[name]()
-    print(f"\n== {name}: {', '.join(f'{k} {v}' for k, v in sorted(wanted.items()))}", flush=True)
+    versions = ", ".join(f"{k} {v}" for k, v in sorted(wanted.items()))
+    print(f"\n== {name}: Python {PYTHONS[name]} ({interpreter}), {versions}", flush=True)
     env_dir = ENVS / name
     shutil.rmtree(env_dir, ignore_errors=True)
     start = time.monotonic()
-    run([sys.executable, "-m", "venv", str(env_dir)])
+    run([str(interpreter), "-m", "venv", str(env_dir)])
     python = env_dir / "bin" / "python"
     pins = [f"{pkg}=={version}" for pkg, version in wanted.items()]
     run([str(python), "-m", "pip", "install", "--quiet", *pins, *TEST_TOOLS])
@@ -149,13 +183,21 @@ def main() -> int:
     parser.add_argument("profiles", nargs="*", choices=sorted(PROFILES), default=sorted(PROFILES))
     parser.add_argument("--keep", action="store_true", help="keep each environment in .envs/, even one that passed")
     args = parser.parse_args()
+    problems = python_floor_problems((ROOT / "pyproject.toml").read_text("utf-8"))
+    try:  # every interpreter first: a missing one fails the run before any download
+        pythons = {name: profile_python(name) for name in args.profiles}
+    except MissingPython as exc:
+        problems.append(str(exc))
+    if problems:
+        print("\n".join(f"env_check: {problem}" for problem in problems), file=sys.stderr)
+        return 2
     work = ENVS / "wheel"
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     wheel = build_wheel(work)
     failures = {}
     for name in args.profiles:
-        failures[name] = check_profile(name, wheel)
+        failures[name] = check_profile(name, wheel, pythons[name])
         if not failures[name] and not args.keep:
             shutil.rmtree(ENVS / name)  # 5 to 7 GB each: free it before building the next
     print()
