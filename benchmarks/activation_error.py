@@ -7,9 +7,10 @@ For each shape it builds a lessonkit Transformer on the CPU, runs one forward pa
 and measures the activations two ways:
 
 - saved: the distinct storages autograd saves for the backward pass, counted through
-  torch.autograd.graph.saved_tensors_hooks (weights left out);
+  torch.autograd.graph.saved_tensors_hooks (lessonkit.bytecount.SavedActivations, weights left
+  out); under activation checkpointing, the inputs of each checkpointed layer;
 - live: the bytes of every tensor still alive after the forward pass, tracked op by op
-  (lessonkit.bytecount.MemoryTracker); the only way to see through activation checkpointing.
+  (lessonkit.bytecount.MemoryTracker).
 
 The estimate is lessonkit.memparts.activation_bytes. For comparison it also prints the per-layer
 rule from Korthikanti et al. 2022 (https://arxiv.org/abs/2205.05198), 34·s·b·h + 5·a·s²·b bytes
@@ -33,9 +34,10 @@ from lessonkit import memparts  # noqa: E402
 from lessonkit.bytecount import MemoryTracker, SavedActivations, storage_bytes  # noqa: E402
 from lessonkit.models import find_model  # noqa: E402
 from lessonkit.transformer import LORA_TARGETS, Transformer, add_lora  # noqa: E402
+from lessonkit.units import DTYPES as DTYPE_TABLE  # noqa: E402
 from lessonkit.vram import format_bytes  # noqa: E402
 
-DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16}
+DTYPES = {name: getattr(torch, DTYPE_TABLE[name].torch_name) for name in ("fp32", "bf16")}
 
 
 @dataclasses.dataclass
@@ -82,11 +84,9 @@ def measure(shape: Shape) -> dict:
     act = torch.empty(0, dtype=DTYPES[shape.dtype]).element_size()
     lora = dict(trainable=False, lora_targets=LORA_TARGETS, lora_rank=shape.lora_rank) if shape.lora_rank else {}
     estimate = memparts.activation_bytes(config, shape.batch, shape.seq, act, checkpointing=shape.checkpointing, **lora)
-    saved = None
-    if not shape.checkpointing:  # checkpointing installs its own hooks, which hide the saved tensors
-        with SavedActivations(model) as recorder:
-            model(ids, labels)
-        saved = recorder.bytes
+    with SavedActivations(model) as recorder:
+        model(ids, labels)
+    saved = recorder.bytes
     with MemoryTracker() as tracker:
         loss = model(ids, labels)
         live = tracker.current - loss.untyped_storage().nbytes()
@@ -96,7 +96,7 @@ def measure(shape: Shape) -> dict:
         "estimate_bytes": estimate,
         "saved_bytes": saved,
         "live_bytes": live,
-        "error_vs_saved_pct": None if saved is None else round(100 * (estimate - saved) / saved, 3),
+        "error_vs_saved_pct": round(100 * (estimate - saved) / saved, 3),
         "error_vs_live_pct": round(100 * (estimate - live) / live, 3),
     }
     if not shape.checkpointing and not shape.lora_rank:
@@ -113,7 +113,7 @@ def main() -> int:
     rows = [measure(s) for s in SHAPES]
     print(f"{'shape':<52} {'estimate':>10} {'saved':>10} {'live':>10} {'error':>8} {'textbook':>9}")
     for r in rows:
-        saved = "-" if r["saved_bytes"] is None else format_bytes(r["saved_bytes"], "MiB", 1)
+        saved = format_bytes(r["saved_bytes"], "MiB", 1)
         book = f"{r['textbook_error_pct']:+.0f}%" if "textbook_error_pct" in r else "-"
         print(
             f"{r['shape']:<52} {format_bytes(r['estimate_bytes'], 'MiB', 1):>10} {saved:>10} "

@@ -42,11 +42,12 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from lessonkit.device import describe_device, nvidia_smi, synchronize  # noqa: E402
 from lessonkit.gpus import PRECISIONS, GpuSpec, find_gpu  # noqa: E402
 from lessonkit.timing import benchmark, format_seconds, gb_per_s, matmul_flops, tflops  # noqa: E402
+from lessonkit.units import DTYPES as DTYPE_TABLE  # noqa: E402
 from lessonkit.vram import format_bytes  # noqa: E402
 
 REPORTS = ROOT / "reports"
 DATA = ROOT / "lessonkit/data/reference_results.json"
-DTYPES = {"fp32": torch.float32, "tf32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
+DTYPES = {name: getattr(torch, DTYPE_TABLE[name].torch_name) for name in ("fp32", "tf32", "fp16", "bf16")}
 NOTEBOOK_TIMEOUT_S = 330
 MiB = 2**20
 
@@ -107,7 +108,7 @@ def check_env(ctx: Context) -> dict[str, Any]:
         "torch": torch.__version__,
         "python": platform.python_version(),
         "compute_capability": None if info.compute_capability is None else "{}.{}".format(*info.compute_capability),
-        "total_memory_bytes": info.total_memory,
+        "total_memory_bytes": info.total_bytes,
         "nvidia_smi": str(smi) if smi else smi.reason,
         "catalog_key": None if ctx.spec is None else ctx.spec.key,
         "triton": _triton_version(),

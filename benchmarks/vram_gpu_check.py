@@ -25,12 +25,20 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from lessonkit.bytecount import gradient_bytes, optimizer_state_bytes, parameter_bytes, peak_bytes  # noqa: E402
+from lessonkit.bytecount import (  # noqa: E402
+    gradient_bytes,
+    optimizer_state_bytes,
+    parameter_bytes,
+    peak_bytes,
+    storage_bytes,
+)
+from lessonkit.estimate import estimate_inference, estimate_lora, estimate_training  # noqa: E402
 from lessonkit.models import find_model  # noqa: E402
 from lessonkit.transformer import Transformer, add_lora  # noqa: E402
-from lessonkit.vram import estimate_inference, estimate_lora, estimate_training, format_bytes  # noqa: E402
+from lessonkit.units import DTYPES as DTYPE_TABLE  # noqa: E402
+from lessonkit.vram import format_bytes  # noqa: E402
 
-DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
+DTYPES = {name: getattr(torch, DTYPE_TABLE[name].torch_name) for name in ("fp32", "bf16", "fp16")}
 TARGET_PCT = 10.0
 
 
@@ -100,7 +108,7 @@ def scenario_config(s: Scenario):
 
 def planned(s: Scenario):
     """The estimate from the config alone, before anything is built (to skip what cannot fit)."""
-    config, kw = scenario_config(s), dict(seq_len=s.seq, batch=s.batch, cuda_context=0)
+    config, kw = scenario_config(s), dict(seq_len=s.seq, batch=s.batch, cuda_context_bytes=0)
     if s.kind == "infer":
         return estimate_inference(config, dtype=s.dtype, **kw)
     if s.kind == "lora":
@@ -126,12 +134,12 @@ def make_step(s: Scenario, model: Transformer, device: torch.device):
     c = model.config
     ids = torch.randint(0, c.vocab_size, (s.batch, s.seq), device=device)
     labels = torch.randint(0, c.vocab_size, (s.batch, s.seq), device=device)
-    none = dict(cuda_context=0)
+    none = dict(cuda_context_bytes=0)
     if s.kind == "infer":
         model.eval()
         cache = model.new_cache(s.batch, s.seq)
         est = estimate_inference(model, dtype=s.dtype, seq_len=s.seq, batch=s.batch, **none)
-        return (lambda: model.prefill(ids, cache)), est, parameter_bytes(model) + cache.numel() * cache.element_size()
+        return (lambda: model.prefill(ids, cache)), est, parameter_bytes(model) + storage_bytes(cache)
     model.checkpointing = s.checkpointing
     if s.kind == "lora":
         add_lora(model, s.rank)
@@ -178,9 +186,9 @@ def make_step(s: Scenario, model: Transformer, device: torch.device):
 
     step()  # warm-up: creates the optimizer state (and, on a GPU, loads kernels and cuBLAS)
     model.zero_grad(set_to_none=True)
-    extra = parameter_bytes(model) + optimizer_state_bytes(opt) + gradient_bytes(model)
+    extra = parameter_bytes(model) + sum(optimizer_state_bytes(opt).values()) + gradient_bytes(model)
     if s.kind == "mixed":
-        extra += sum(m.numel() * m.element_size() for m in masters)
+        extra += storage_bytes(masters)
     return step, est, extra
 
 

@@ -7,6 +7,8 @@ import re
 from collections.abc import Iterable
 from numbers import Integral, Real
 
+from lessonkit.units import BYTE_UNITS
+
 
 def _type_name(value: object) -> str:
     return type(value).__name__
@@ -61,17 +63,7 @@ def check_choice(name: str, value: object, choices: Iterable[str]) -> str:
     return value
 
 
-_BYTE_UNITS = {
-    "b": 1,
-    "kb": 10**3,
-    "mb": 10**6,
-    "gb": 10**9,
-    "tb": 10**12,
-    "kib": 2**10,
-    "mib": 2**20,
-    "gib": 2**30,
-    "tib": 2**40,
-}
+_BYTE_UNITS = {unit.lower(): factor for unit, factor in BYTE_UNITS.items()}
 _SIZE = re.compile(r"^\s*([0-9][0-9_,]*(?:\.[0-9]+)?|\.[0-9]+)(?:[eE]([+-]?[0-9]+))?\s*([A-Za-z]*)\s*$")
 
 
@@ -83,7 +75,7 @@ def check_bytes(name: str, value: object) -> int:
         if not match or (unit and unit not in _BYTE_UNITS):
             raise ValueError(
                 f"{name} must be a number of bytes or a size with a unit such as '16GB', '15360MiB' or '15 GiB' "
-                f"(units: B, KB, MB, GB, TB, KiB, MiB, GiB, TiB), got {value!r}"
+                f"(units: {', '.join(BYTE_UNITS)}), got {value!r}"
             )
         number = float(match[1].replace("_", "").replace(",", "")) * 10 ** int(match[2] or 0)
         value = number * (_BYTE_UNITS[unit] if unit else 1)

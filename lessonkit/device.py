@@ -1,4 +1,4 @@
-"""Finding and describing the device a lesson runs on: CUDA, Apple MPS or the CPU (lesson 01)."""
+"""Finding and describing the device a lesson runs on: CUDA, Apple MPS or the CPU (lessons 01, 02, 05, 07)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,11 @@ from dataclasses import dataclass
 
 import torch
 
+from lessonkit.gpus import GpuSpec, find_gpu
 from lessonkit.vram import format_bytes
 
 SMI_FIELDS = ("index", "name", "memory.total", "memory.used", "utilization.gpu", "driver_version")
-SMI_TIMEOUT_S = 10.0
+_SMI_TIMEOUT_S = 10.0
 KINDS = ("cuda", "mps", "cpu")
 
 
@@ -66,11 +67,54 @@ def in_colab() -> bool:
 
 def synchronize(device: torch.device | str | None = None) -> None:
     """Wait until queued work on `device` has finished: CUDA and MPS; a no-op on the CPU (lesson 02)."""
-    device = as_device(device)
+    _synchronize(as_device(device))
+
+
+def _synchronize(device: torch.device) -> None:
+    """synchronize for a device as_device has already checked, e.g. inside benchmark's loops (lesson 02)."""
     if device.type == "cuda" and _cuda_available():
         torch.cuda.synchronize(device)
     elif device.type == "mps" and _mps_available():
         torch.mps.synchronize()
+
+
+# --- this device in the GPU catalog -----------------------------------------------------------
+
+
+def _apple_chip_name() -> str | None:
+    """The Mac's chip as `sysctl -n machdep.cpu.brand_string` prints it ('Apple M2'), else None (lesson 05)."""
+    if platform.system() != "Darwin" or shutil.which("sysctl") is None:
+        return None
+    try:
+        done = subprocess.run(
+            ["sysctl", "-n", "machdep.cpu.brand_string"], capture_output=True, text=True, timeout=5, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    name = done.stdout.strip()
+    return name if done.returncode == 0 and name else None
+
+
+def device_name(device: torch.device | str | None = None) -> str | None:
+    """The name to look up in the catalog for a CUDA or MPS device; None for the CPU or when unknown (lesson 05)."""
+    dev = as_device(device)
+    if dev.type == "cuda" and _cuda_available():
+        index = dev.index if dev.index is not None else torch.cuda.current_device()
+        return str(torch.cuda.get_device_name(index))
+    if dev.type == "mps" and _mps_available():
+        return _apple_chip_name()
+    return None
+
+
+def spec_for_device(device: torch.device | str | None = None) -> GpuSpec | None:
+    """The catalog entry of a CUDA or MPS device (default: the best here); None: a CPU or unlisted GPU (lesson 05)."""
+    name = device_name(device)
+    if name is None:
+        return None
+    try:
+        return find_gpu(name)
+    except ValueError:
+        return None
 
 
 # --- nvidia-smi -------------------------------------------------------------------------------
@@ -180,9 +224,9 @@ def nvidia_smi(executable: str = "nvidia-smi") -> SmiResult:
         )
     command = [path, "--query-gpu=" + ",".join(SMI_FIELDS), "--format=csv,noheader,nounits"]
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=SMI_TIMEOUT_S)
+        done = subprocess.run(command, capture_output=True, text=True, timeout=_SMI_TIMEOUT_S)
     except subprocess.TimeoutExpired:
-        return SmiResult(None, f"nvidia-smi did not answer within {SMI_TIMEOUT_S:g} s")
+        return SmiResult(None, f"nvidia-smi did not answer within {_SMI_TIMEOUT_S:g} s")
     except OSError as exc:
         return SmiResult(None, f"nvidia-smi could not be started: {exc}")
     if done.returncode != 0:
@@ -204,8 +248,8 @@ class DeviceInfo:
 
     kind: str
     name: str
-    total_memory: int | None
-    free_memory: int | None
+    total_bytes: int | None
+    free_bytes: int | None
     compute_capability: tuple[int, int] | None
     cuda_version: str | None
     driver_version: str | None
@@ -218,8 +262,8 @@ class DeviceInfo:
         def mem(n: int | None) -> str:
             return "unknown" if n is None else f"{format_bytes(n, 'GiB')} ({format_bytes(n, 'GB')})"
 
-        rows = [("Device", f"{self.kind}: {self.name}"), ("Total memory", mem(self.total_memory))]
-        rows.append(("Free memory", mem(self.free_memory)))
+        rows = [("Device", f"{self.kind}: {self.name}"), ("Total memory", mem(self.total_bytes))]
+        rows.append(("Free memory", mem(self.free_bytes)))
         if self.compute_capability is not None:
             rows.append(("Compute capability", "{}.{}".format(*self.compute_capability)))
         if self.cuda_version is not None:
@@ -267,72 +311,99 @@ def _sysconf(name: str) -> int | None:
     return value if value > 0 else None
 
 
-def _cpu_info(note: str | None) -> DeviceInfo:
-    page = _sysconf("SC_PAGE_SIZE")
-    phys, avail = _sysconf("SC_PHYS_PAGES"), _sysconf("SC_AVPHYS_PAGES")
-    cores = os.cpu_count()
-    threads = f"{cores} logical cores, PyTorch uses {torch.get_num_threads()} threads"
-    return DeviceInfo(
-        kind="cpu",
-        name=f"{_cpu_name()} ({threads})",
-        total_memory=page * phys if page and phys else None,
-        free_memory=page * avail if page and avail else None,
-        compute_capability=None,
-        cuda_version=None,
-        driver_version=None,
-        torch_version=torch.__version__,
-        note=note,
-    )
+# --- memory, read without a subprocess -------------------------------------------------------
 
 
-def _cuda_info(device: torch.device) -> DeviceInfo:
+@dataclass(frozen=True)
+class DeviceMemory:
+    """A device's name and memory in bytes (None: unknown), read from PyTorch or the OS (lessons 01, 02, 05, 07).
+
+    `kind` is the device actually read: the CPU when CUDA or MPS was asked for but is not available
+    (`note` then says so). Reading it starts no subprocess; `describe_device` adds nvidia-smi's driver.
+    """
+
+    kind: str
+    name: str
+    total_bytes: int | None
+    free_bytes: int | None
+    note: str | None = None
+
+
+def _cuda_index(device: torch.device) -> int:
     count = torch.cuda.device_count()
     index = device.index if device.index is not None else torch.cuda.current_device()
     if not 0 <= index < count:
         raise ValueError(f"device {str(device)!r} does not exist: this machine has CUDA devices 0..{count - 1}")
-    props = torch.cuda.get_device_properties(index)
-    free, _total = torch.cuda.mem_get_info(index)
-    smi = nvidia_smi()
-    driver = smi.gpus[0].driver_version if smi.gpus else None
-    return DeviceInfo(
-        kind="cuda",
-        name=props.name,
-        total_memory=int(props.total_memory),
-        free_memory=int(free),
-        compute_capability=(props.major, props.minor),
-        cuda_version=torch.version.cuda,
-        driver_version=driver,
-        torch_version=torch.__version__,
+    return index
+
+
+def _cpu_memory(note: str | None) -> DeviceMemory:
+    page = _sysconf("SC_PAGE_SIZE")
+    phys, avail = _sysconf("SC_PHYS_PAGES"), _sysconf("SC_AVPHYS_PAGES")
+    return DeviceMemory(
+        kind="cpu",
+        name=_cpu_name(),
+        total_bytes=page * phys if page and phys else None,
+        free_bytes=page * avail if page and avail else None,
+        note=note,
     )
 
 
-def _mps_info() -> DeviceInfo:
+def _cuda_memory(device: torch.device) -> DeviceMemory:
+    index = _cuda_index(device)
+    props = torch.cuda.get_device_properties(index)
+    free, _total = torch.cuda.mem_get_info(index)
+    return DeviceMemory(kind="cuda", name=props.name, total_bytes=int(props.total_memory), free_bytes=int(free))
+
+
+def _mps_memory() -> DeviceMemory:
     mps = getattr(torch, "mps", None)
     total = mps.recommended_max_memory() if hasattr(mps, "recommended_max_memory") else None
     used = mps.driver_allocated_memory() if hasattr(mps, "driver_allocated_memory") else None
     free = max(total - used, 0) if total is not None and used is not None else None
-    return DeviceInfo(
+    return DeviceMemory(
         kind="mps",
         name=f"Apple silicon GPU via Metal ({platform.machine()})",
-        total_memory=total,
-        free_memory=free,
-        compute_capability=None,
-        cuda_version=None,
-        driver_version=None,
-        torch_version=torch.__version__,
+        total_bytes=total,
+        free_bytes=free,
         note="unified memory, shared with the CPU; total is the most PyTorch recommends using",
     )
+
+
+def device_memory(device: torch.device | str | None = None) -> DeviceMemory:
+    """Total and free memory of `device` (default: the best one), starting no subprocess (lessons 02, 05, 07)."""
+    device = as_device(device)
+    if device.type == "cuda":
+        if _cuda_available():
+            return _cuda_memory(device)
+        return _cpu_memory("CUDA was asked for but is not available here, so this describes the CPU")
+    if device.type == "mps":
+        if _mps_available():
+            return _mps_memory()
+        return _cpu_memory("MPS was asked for but is not available here, so this describes the CPU")
+    return _cpu_memory(None)
 
 
 def describe_device(device: torch.device | str | None = None) -> DeviceInfo:
     """Report kind, name, memory, compute capability and versions of `device` (default: the best one) (lesson 01)."""
     device = as_device(device)
-    if device.type == "cuda":
-        if _cuda_available():
-            return _cuda_info(device)
-        return _cpu_info("CUDA was asked for but is not available here, so this describes the CPU")
-    if device.type == "mps":
-        if _mps_available():
-            return _mps_info()
-        return _cpu_info("MPS was asked for but is not available here, so this describes the CPU")
-    return _cpu_info(None)
+    memory = device_memory(device)
+    name, capability, cuda_version, driver = memory.name, None, None, None
+    if memory.kind == "cpu":
+        name = f"{name} ({os.cpu_count()} logical cores, PyTorch uses {torch.get_num_threads()} threads)"
+    elif memory.kind == "cuda":
+        props = torch.cuda.get_device_properties(_cuda_index(device))
+        capability, cuda_version = (props.major, props.minor), torch.version.cuda
+        smi = nvidia_smi()  # the driver version: the one thing only nvidia-smi tells
+        driver = smi.gpus[0].driver_version if smi.gpus else None
+    return DeviceInfo(
+        kind=memory.kind,
+        name=name,
+        total_bytes=memory.total_bytes,
+        free_bytes=memory.free_bytes,
+        compute_capability=capability,
+        cuda_version=cuda_version,
+        driver_version=driver,
+        torch_version=torch.__version__,
+        note=memory.note,
+    )

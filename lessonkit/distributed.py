@@ -28,7 +28,7 @@ import torch.nn.functional as F
 
 from lessonkit._checks import check_choice, check_number
 
-BACKENDS = ("gloo", "nccl")
+_BACKENDS = ("gloo", "nccl")
 _POLL_S = 0.05
 _GRACE_S = 5.0
 
@@ -41,7 +41,7 @@ def _family(host: str) -> int:
         raise ValueError(f"host must be an IP address such as '127.0.0.1', got {host!r}") from None
 
 
-def free_port(host: str = "127.0.0.1") -> int:
+def _free_port(host: str = "127.0.0.1") -> int:
     """A TCP port nobody is listening on now: bind port 0, let the OS choose, release it (lesson 06)."""
     if not isinstance(host, str) or not host:
         raise TypeError(f"host must be a non-empty string such as '127.0.0.1', got {host!r}")
@@ -305,7 +305,7 @@ def run_data_parallel(
     world_size = check_number("world_size", world_size, integer=True, positive=True)
     shard(batch_size, world_size, 0)  # checks that the batch splits evenly
     lr = float(check_number("lr", lr, positive=True))
-    backend = check_choice("backend", backend, BACKENDS)
+    backend = check_choice("backend", backend, _BACKENDS)
     timeout_s = check_number("timeout_s", timeout_s, positive=True)
     delays = _check_delays(delays, world_size, steps)
     if backend == "nccl" and torch.cuda.device_count() < world_size:
@@ -326,7 +326,7 @@ def run_data_parallel(
             "timeout_s": timeout_s,
         }
     )
-    port = free_port()
+    port = _free_port()
     init_method = f"tcp://127.0.0.1:{port}"
     context = _process_context()
     results = context.Queue()

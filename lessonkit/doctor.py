@@ -25,7 +25,7 @@ import torch
 from lessonkit import __version__
 from lessonkit import device as _device
 from lessonkit._checks import check_bytes, check_number
-from lessonkit.device import as_device, describe_device, nvidia_smi, pick_device
+from lessonkit.device import as_device, describe_device, device_memory, nvidia_smi, pick_device
 from lessonkit.estimate import (
     DEFAULT_CUDA_CONTEXT_BYTES,
     DEFAULT_INFERENCE_TOKENS,
@@ -38,10 +38,10 @@ from lessonkit.timing import MAX_NUMBER, MIN_SAMPLE_S, benchmark, matmul_flops, 
 from lessonkit.vram import format_bytes
 
 # --- the VRAM budget ------------------------------------------------------------------------------
-# Each row is lessonkit.vram.largest_model_that_fits (lesson 07's estimator): weights, KV cache,
+# Each row is lessonkit.estimate.largest_model_that_fits (lesson 07's estimator): weights, KV cache,
 # activations, gradients and optimizer state as the mode needs them, plus a stated CUDA context, for a
 # Llama-3-shaped model. What each row assumes is printed with it.
-BUDGET_ROWS = (
+_BUDGET_ROWS = (
     ("inference", "fp16", "Inference, fp16 weights", f"{DEFAULT_INFERENCE_TOKENS} tokens, batch 1"),
     ("inference", "int4", "Inference, int4 weights", f"{DEFAULT_INFERENCE_TOKENS} tokens, batch 1"),
     ("lora", "fp16", "LoRA fine-tuning, frozen fp16 base", f"{DEFAULT_TRAINING_TOKENS} tokens, batch 1"),
@@ -49,7 +49,7 @@ BUDGET_ROWS = (
 )
 
 
-def vram_budget(memory_bytes: int) -> list[dict[str, Any]]:
+def _vram_budget(memory_bytes: int) -> list[dict[str, Any]]:
     """The largest model (parameters) for inference in fp16 and int4, for LoRA and for full AdamW (lesson 01)."""
     memory_bytes = check_bytes("memory_bytes", memory_bytes)
     return [
@@ -60,7 +60,7 @@ def vram_budget(memory_bytes: int) -> list[dict[str, Any]]:
             "assumes": assumes,
             "max_params": largest_model_that_fits(memory_bytes, mode=mode, dtype=dtype),
         }
-        for mode, dtype, label, assumes in BUDGET_ROWS
+        for mode, dtype, label, assumes in _BUDGET_ROWS
     ]
 
 
@@ -78,7 +78,7 @@ class _Progress(ProgressBar):
 
 
 @dataclass(frozen=True)
-class Plan:
+class _Plan:
     """Matrix sizes and repeats: `compare_n` runs on the CPU and the GPU, `peak_n` on the GPU only."""
 
     compare_n: int
@@ -87,18 +87,20 @@ class Plan:
     repeats: int
 
 
-FULL = Plan(compare_n=2048, peak_n=8192, warmup=2, repeats=5)
-QUICK = Plan(compare_n=512, peak_n=2048, warmup=1, repeats=3)
+_FULL = _Plan(compare_n=2048, peak_n=8192, warmup=2, repeats=5)
+_QUICK = _Plan(compare_n=512, peak_n=2048, warmup=1, repeats=3)
 SIZES = (8192, 4096, 2048, 1024, 512, 256)
-MEMORY_SHARE = 0.5  # the three matrices of a benchmark use at most half of the free memory
+_MEMORY_SHARE = 0.5  # the three matrices of a benchmark use at most half of the free memory
 
 
-def fitting_size(wanted: int, free_bytes: int | None, element_bytes: int) -> int | None:
+def _fitting_size(wanted: int, free_bytes: int | None, element_bytes: int) -> int | None:
     """The largest size from SIZES, at most `wanted`, whose A, B and A @ B fit in half of `free_bytes` (lesson 01)."""
     wanted = check_number("wanted", wanted, integer=True, positive=True)
     candidates = [n for n in SIZES if n <= wanted]
     if free_bytes is not None:  # unknown free memory: trust the wanted size
-        plan = matmul_sizes_that_fit(candidates, free_bytes=free_bytes, element_bytes=element_bytes, share=MEMORY_SHARE)
+        plan = matmul_sizes_that_fit(
+            candidates, free_bytes=free_bytes, element_bytes=element_bytes, share=_MEMORY_SHARE
+        )
         candidates = list(plan.fit)
     else:
         check_number("element_bytes", element_bytes, integer=True, positive=True)
@@ -115,7 +117,7 @@ def _peak(device_name: str, key: str) -> float | None:
 
 
 def _time_matmul(
-    device: torch.device, n: int, dtype: torch.dtype, plan: Plan, tick: Callable[[float], None]
+    device: torch.device, n: int, dtype: torch.dtype, plan: _Plan, tick: Callable[[float], None]
 ) -> dict[str, Any]:
     generator = torch.Generator().manual_seed(0)
     a = torch.randn(n, n, generator=generator).to(device=device, dtype=dtype)
@@ -143,19 +145,19 @@ def _time_matmul(
     }
 
 
-def benchmark_jobs(
-    device: torch.device, plan: Plan, cpu_free: int | None, device_free: int | None
+def _benchmark_jobs(
+    device: torch.device, plan: _Plan, cpu_free: int | None, device_free: int | None
 ) -> list[tuple[str, str, int | None]]:
     """(device type, dtype, size) to time: the CPU and `device` at one size, then `device` large (lesson 01)."""
-    jobs: list[tuple[str, str, int | None]] = [("cpu", "fp32", fitting_size(plan.compare_n, cpu_free, 4))]
+    jobs: list[tuple[str, str, int | None]] = [("cpu", "fp32", _fitting_size(plan.compare_n, cpu_free, 4))]
     if device.type != "cpu":
-        jobs.append((device.type, "fp32", fitting_size(plan.compare_n, device_free, 4)))
-        jobs.append((device.type, "fp32", fitting_size(plan.peak_n, device_free, 4)))
-        jobs.append((device.type, "fp16", fitting_size(plan.peak_n, device_free, 2)))
+        jobs.append((device.type, "fp32", _fitting_size(plan.compare_n, device_free, 4)))
+        jobs.append((device.type, "fp32", _fitting_size(plan.peak_n, device_free, 4)))
+        jobs.append((device.type, "fp16", _fitting_size(plan.peak_n, device_free, 2)))
     return list(dict.fromkeys(jobs))  # the device's two fp32 sizes can be the same
 
 
-def speedup_of(runs: list[dict[str, Any]]) -> tuple[float | None, int | None]:
+def _speedup_of(runs: list[dict[str, Any]]) -> tuple[float | None, int | None]:
     """CPU time / device time for the fp32 matmul both ran at the same size, and that size (lesson 01)."""
     cpu = next((r for r in runs if r["device"] == "cpu"), None)
     if cpu is None:
@@ -166,9 +168,9 @@ def speedup_of(runs: list[dict[str, Any]]) -> tuple[float | None, int | None]:
     return None, None
 
 
-def run_benchmark(device: torch.device, info: Any, plan: Plan, progress: _Progress) -> dict[str, Any]:
-    """Time the matmuls of benchmark_jobs on this machine, each against the catalog peak when known (lesson 01)."""
-    jobs = benchmark_jobs(device, plan, describe_device("cpu").free_memory, info.free_memory)
+def _run_benchmark(device: torch.device, info: Any, plan: _Plan, progress: _Progress) -> dict[str, Any]:
+    """Time the matmuls of _benchmark_jobs on this machine, each against the catalog peak when known (lesson 01)."""
+    jobs = _benchmark_jobs(device, plan, device_memory("cpu").free_bytes, info.free_bytes)
     fp32_key = "fp32" if torch.get_float32_matmul_precision() == "highest" else "tf32"
     runs, notes = [], []
     for i, (kind, dtype, n) in enumerate(jobs):
@@ -196,14 +198,14 @@ def run_benchmark(device: torch.device, info: Any, plan: Plan, progress: _Progre
         progress.line(
             f"benchmark {i + 1}/{len(jobs)}: {what}: {timing['median_s'] * 1e3:.3g} ms, {timing['tflops']:.3g} TFLOP/s"
         )
-    speedup, speedup_n = speedup_of(runs)
+    speedup, speedup_n = _speedup_of(runs)
     return {"plan": vars(plan), "runs": runs, "speedup": speedup, "speedup_n": speedup_n, "notes": notes}
 
 
 # --- the whole report -----------------------------------------------------------------------------
 
 
-def collect(
+def _collect(
     device: torch.device | str | None = None,
     *,
     quick: bool = False,
@@ -234,8 +236,8 @@ def collect(
             "No GPU here. That is fine for every lesson (they run on the CPU); for a GPU, open them in "
             "Colab (free T4) or rent one."
         )
-    bench = run_benchmark(_bench_device(dev, info), info, QUICK if quick else FULL, progress)
-    memory = info.total_memory
+    bench = _run_benchmark(_bench_device(dev, info), info, _QUICK if quick else _FULL, progress)
+    memory = info.total_bytes
     memory_of = {"cuda": "GPU memory", "mps": "memory PyTorch may use for the Apple GPU"}.get(
         info.kind, "system RAM (no GPU: for comparison only)"
     )
@@ -247,8 +249,8 @@ def collect(
         "device": {
             "kind": info.kind,
             "name": info.name,
-            "total_memory_bytes": info.total_memory,
-            "free_memory_bytes": info.free_memory,
+            "total_memory_bytes": info.total_bytes,
+            "free_memory_bytes": info.free_bytes,
             "compute_capability": None if info.compute_capability is None else "{}.{}".format(*info.compute_capability),
             "cuda_available": cuda_ok,
             "torch_cuda_version": torch.version.cuda,
@@ -265,7 +267,7 @@ def collect(
         "vram_budget": {
             "memory_bytes": memory,
             "memory_of": memory_of,
-            "rows": vram_budget(memory) if memory else [],
+            "rows": _vram_budget(memory) if memory else [],
             "counts": (
                 "lesson 07's estimate for a Llama-3-shaped model: weights, KV cache, activations, gradients and "
                 f"optimizer state as needed, plus {DEFAULT_CUDA_CONTEXT_BYTES // 2**20} MiB for the CUDA context"
@@ -295,7 +297,7 @@ def _mem(n: int | None) -> str:
     return "unknown" if n is None else f"{format_bytes(n, 'GiB')} = {format_bytes(n, 'GB')}"
 
 
-def render_text(report: dict[str, Any]) -> str:
+def _render_text(report: dict[str, Any]) -> str:
     """The report as the terminal shows it (lesson 01)."""
     d, smi, bench, budget = report["device"], report["nvidia_smi"], report["benchmark"], report["vram_budget"]
     out = [f"lessonkit doctor {report['lessonkit']}: Python {report['python']} on {report['platform']}", ""]
@@ -394,11 +396,11 @@ def run(
         except ValueError as exc:
             parser.error(f"--device: {exc}")
     try:
-        report = collect(device, quick=args.quick, progress=_Progress(sys.stderr), started=started)
+        report = _collect(device, quick=args.quick, progress=_Progress(sys.stderr), started=started)
     except ValueError as exc:  # e.g. --device cuda:3 on a machine with one GPU
         parser.error(f"--device: {exc}")
     if args.json:
         stdout.write(json.dumps(report, indent=2) + "\n")
     else:
-        stdout.write(render_text(report) + "\n")
+        stdout.write(_render_text(report) + "\n")
     return report["exit_status"]

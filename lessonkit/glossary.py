@@ -8,23 +8,22 @@ the README's version.
 from __future__ import annotations
 
 import html
-import json
 import re
 import textwrap
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from types import MappingProxyType
 
 from lessonkit._checks import check_choice, check_strings
+from lessonkit._data import read_json
 
-LANGUAGES = ("en", "zh_hans", "zh_hant")
-LANGUAGE_NAMES = MappingProxyType({"en": "English", "zh_hans": "简体中文", "zh_hant": "繁體中文"})
-MEANING_HEADINGS = MappingProxyType({"en": "What it means", "zh_hans": "含义", "zh_hant": "含義"})
-SEED_MARK = "†"
-SEED_NOTE = (
-    f"{SEED_MARK} The Chinese term as written in the Chinese articles this course was built from "
+_LANGUAGES = ("en", "zh_hans", "zh_hant")
+_LANGUAGE_NAMES = MappingProxyType({"en": "English", "zh_hans": "简体中文", "zh_hant": "繁體中文"})
+_MEANING_HEADINGS = MappingProxyType({"en": "What it means", "zh_hans": "含义", "zh_hant": "含義"})
+_SEED_MARK = "†"
+_SEED_NOTE = (
+    f"{_SEED_MARK} The Chinese term as written in the Chinese articles this course was built from "
     "(a learner's Traditional Chinese walkthrough of the lesson, the Simplified Chinese lesson itself, "
     "and two background articles)."
 )
@@ -44,15 +43,14 @@ class Term:
 
     def name(self, lang: str) -> str:
         """The term in `lang` ('en', 'zh_hans' or 'zh_hant'), marked † when a source article uses it (all lessons)."""
-        check_choice("lang", lang, LANGUAGES)
+        check_choice("lang", lang, _LANGUAGES)
         text = getattr(self, lang)
-        return f"{text} {SEED_MARK}" if self.seeds.get(lang) else text
+        return f"{text} {_SEED_MARK}" if self.seeds.get(lang) else text
 
 
 @lru_cache(maxsize=1)
 def terms() -> tuple[Term, ...]:
     """Every glossary term, in the order of the data file (all lessons)."""
-    text = resources.files("lessonkit").joinpath("data/glossary.json").read_text("utf-8")
     return tuple(
         Term(
             key=e["key"],
@@ -63,11 +61,11 @@ def terms() -> tuple[Term, ...]:
             meaning=MappingProxyType(dict(e["meaning"])),
             seeds=MappingProxyType({lang: tuple(files) for lang, files in e.get("seeds", {}).items()}),
         )
-        for e in json.loads(text)["terms"]
+        for e in read_json("glossary.json")["terms"]
     )
 
 
-def find_term(name: str) -> Term:
+def _find_term(name: str) -> Term:
     """Look a term up by key ('kv_cache') or by its name in any language ('KV cache', '显存') (all lessons)."""
     if not isinstance(name, str):
         raise TypeError(f"name must be a string such as 'vram' or 'VRAM', got {type(name).__name__} {name!r}")
@@ -97,10 +95,10 @@ class GlossaryTable:
     def _headings(self) -> tuple[str, ...]:
         return (
             "Term",
-            LANGUAGE_NAMES["zh_hans"],
-            LANGUAGE_NAMES["zh_hant"],
+            _LANGUAGE_NAMES["zh_hans"],
+            _LANGUAGE_NAMES["zh_hant"],
             "What people say",
-            MEANING_HEADINGS[self.lang],
+            _MEANING_HEADINGS[self.lang],
         )
 
     def _row(self, term: Term) -> tuple[str, ...]:
@@ -113,14 +111,14 @@ class GlossaryTable:
         )
 
     def _seeded(self) -> bool:
-        return any(any(t.seeds.get(lang) for lang in LANGUAGES) for t in self.terms)
+        return any(any(t.seeds.get(lang) for lang in _LANGUAGES) for t in self.terms)
 
     def to_markdown(self) -> str:
         """The table as GitHub markdown, with the † note under it when a term carries the mark (README)."""
         lines = ["| " + " | ".join(self._headings()) + " |", "|" + "---|" * len(self._headings())]
         lines += ["| " + " | ".join(_md_cell(c) for c in self._row(t)) + " |" for t in self.terms]
         if self._seeded():
-            lines += ["", SEED_NOTE]
+            lines += ["", _SEED_NOTE]
         return "\n".join(lines) + "\n"
 
     def __str__(self) -> str:
@@ -130,7 +128,7 @@ class GlossaryTable:
             body = textwrap.fill(meaning, 96, initial_indent="    ", subsequent_indent="    ")
             blocks.append(f"{en} · {hans} · {hant}\n    people say: {say}\n{body}")
         if self._seeded():
-            blocks.append(textwrap.fill(SEED_NOTE, 100))
+            blocks.append(textwrap.fill(_SEED_NOTE, 100))
         return "\n".join(blocks)
 
     def _repr_pretty_(self, printer, cycle: bool) -> None:  # IPython's plain-text display
@@ -142,14 +140,14 @@ class GlossaryTable:
         rows = "".join(
             "<tr>" + "".join(f"<td {left}>{_html_cell(c)}</td>" for c in self._row(t)) + "</tr>" for t in self.terms
         )
-        note = f"<p><small>{html.escape(SEED_NOTE)}</small></p>" if self._seeded() else ""
+        note = f"<p><small>{html.escape(_SEED_NOTE)}</small></p>" if self._seeded() else ""
         return f"<table><tr>{head}</tr>{rows}</table>{note}"
 
 
 def glossary_table(keys: Iterable[str] | None = None, *, lang: str = "en") -> GlossaryTable:
     """A table of the terms named by `keys` (default: all), meanings in 'en', 'zh_hans' or 'zh_hant' (all lessons)."""
-    check_choice("lang", lang, LANGUAGES)
+    check_choice("lang", lang, _LANGUAGES)
     if keys is None:
         return GlossaryTable(terms(), lang)
     keys = check_strings("keys", keys, "['vram', 'fp16']")
-    return GlossaryTable(tuple(find_term(k) for k in keys), lang)
+    return GlossaryTable(tuple(_find_term(k) for k in keys), lang)

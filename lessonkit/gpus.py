@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
-import json
-import platform
-import shutil
-import subprocess
 from dataclasses import dataclass, field
 from functools import lru_cache
-from importlib import resources
 
 from lessonkit._checks import check_choice
+from lessonkit._data import read_json
+from lessonkit.units import GIB, MIB
 
-MIB = 2**20
-GIB = 2**30
 # The precisions a catalog entry can give a peak for: "fp32" on the ordinary cores, the rest on Tensor Cores.
 PRECISIONS = ("fp32", "tf32", "fp16", "bf16")
-TENSOR_PRECISIONS = ("tf32", "fp16", "bf16")
+_TENSOR_PRECISIONS = ("tf32", "fp16", "bf16")
 KINDS = ("cuda", "mps")
 
 
@@ -73,7 +68,7 @@ class GpuSpec:
 def _spec(e: dict) -> GpuSpec:
     peaks = {str(k): float(v) for k, v in (e.get("peak_tflops") or {}).items()}
     tensor = {str(k): bool(v) for k, v in (e.get("tensor_cores") or {}).items()}
-    unknown = (set(peaks) - set(PRECISIONS)) | (set(tensor) - set(TENSOR_PRECISIONS))
+    unknown = (set(peaks) - set(PRECISIONS)) | (set(tensor) - set(_TENSOR_PRECISIONS))
     if unknown or e.get("kind", "cuda") not in KINDS:
         raise ValueError(f"gpus.json entry {e.get('key')!r} has an unknown precision or kind: {sorted(unknown)}")
     bandwidth = e.get("bandwidth_gb_s")
@@ -97,8 +92,7 @@ def _spec(e: dict) -> GpuSpec:
 
 @lru_cache(maxsize=1)
 def _all() -> tuple[GpuSpec, ...]:
-    text = resources.files("lessonkit").joinpath("data/gpus.json").read_text("utf-8")
-    return tuple(_spec(e) for e in json.loads(text)["gpus"])
+    return tuple(_spec(e) for e in read_json("gpus.json")["gpus"])
 
 
 def catalog(kind: str | None = "cuda") -> tuple[GpuSpec, ...]:
@@ -119,44 +113,3 @@ def find_gpu(name: str) -> GpuSpec:
             return gpu
     known = ", ".join(g.key for g in _all())
     raise ValueError(f"name {name!r} is not in the GPU catalog; known keys: {known}")
-
-
-def apple_chip_name() -> str | None:
-    """The Mac's chip as `sysctl -n machdep.cpu.brand_string` prints it ('Apple M2'), else None (lesson 05)."""
-    if platform.system() != "Darwin" or shutil.which("sysctl") is None:
-        return None
-    try:
-        done = subprocess.run(
-            ["sysctl", "-n", "machdep.cpu.brand_string"], capture_output=True, text=True, timeout=5, check=False
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    name = done.stdout.strip()
-    return name if done.returncode == 0 and name else None
-
-
-def device_name(device: object = None) -> str | None:
-    """The name to look up in the catalog for a CUDA or MPS device; None for the CPU or when unknown (lesson 05)."""
-    # Imported here so that looking numbers up in the catalog never needs torch.
-    from lessonkit.device import _cuda_available, _mps_available, as_device
-
-    dev = as_device(device)
-    if dev.type == "cuda" and _cuda_available():
-        import torch
-
-        index = dev.index if dev.index is not None else torch.cuda.current_device()
-        return str(torch.cuda.get_device_name(index))
-    if dev.type == "mps" and _mps_available():
-        return apple_chip_name()
-    return None
-
-
-def spec_for_device(device: object = None) -> GpuSpec | None:
-    """The catalog entry of a CUDA or MPS device (default: the best here); None: a CPU or unlisted GPU (lesson 05)."""
-    name = device_name(device)
-    if name is None:
-        return None
-    try:
-        return find_gpu(name)
-    except ValueError:
-        return None

@@ -2,7 +2,7 @@
 
 Every function here is plain arithmetic on a ModelConfig and byte sizes, and each one counts the
 tensors a real PyTorch implementation keeps (lessonkit.transformer is the one they are checked
-against). `lessonkit.vram` adds the parts up into estimates; the tests and
+against). `lessonkit.estimate` adds the parts up into estimates; the tests and
 benchmarks/activation_error.py compare them with real tensors.
 
 Activations are the tensors autograd saves in the forward pass to compute gradients in the
@@ -24,13 +24,44 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from dataclasses import dataclass
+from types import MappingProxyType
 
 from lessonkit._checks import check_number
 from lessonkit.models import ModelConfig
 
-LOGSUMEXP_BYTES = 4  # fp32 log-sum-exp per head and token, kept by fused (flash) attention
-STAT_BYTES = 4  # LayerNorm's mean and 1/std, RMSNorm's 1/rms: fp32 per token
-INDEX_BYTES = 8  # token ids and labels are int64
+
+@dataclass(frozen=True)
+class Part:
+    """One part of GPU memory: how tables name it and how plots colour it (lesson 07)."""
+
+    label: str
+    colour: str
+
+
+# Every part an estimate can hold, in the order tables list them and plots stack them.
+PARTS = MappingProxyType(
+    {
+        "cuda_context": Part("CUDA context", "#7f7f7f"),
+        "weights": Part("weights", "#1f77b4"),
+        "quant_scales": Part("quantisation scales", "#aec7e8"),
+        "adapters": Part("LoRA adapters", "#17becf"),
+        "master_weights": Part("fp32 master weights", "#9467bd"),
+        "optimizer_state": Part("optimizer state", "#d62728"),
+        "gradients": Part("gradients", "#ff7f0e"),
+        "master_gradients": Part("fp32 gradient copies", "#ffbb78"),
+        "activations": Part("activations", "#2ca02c"),
+        "kv_cache": Part("KV cache", "#bcbd22"),
+        "temporaries": Part("temporary buffers", "#e377c2"),
+    }
+)
+
+# The projections of a layer that can carry a LoRA adapter (lessonkit.transformer.add_lora uses these names).
+LORA_TARGETS = ("q", "k", "v", "o", "gate", "up", "down")
+
+_LOGSUMEXP_BYTES = 4  # fp32 log-sum-exp per head and token, kept by fused (flash) attention
+_STAT_BYTES = 4  # LayerNorm's mean and 1/std, RMSNorm's 1/rms: fp32 per token
+_INDEX_BYTES = 8  # token ids and labels are int64
 
 
 def _check_config(config: object) -> None:
@@ -58,8 +89,8 @@ def _check_shape(batch: int, seq: int, act: float) -> tuple[int, int, float]:
 def _norm_saved(config: ModelConfig, act: float, weight_trains: bool) -> float:
     h = config.hidden_size
     if config.norm == "layernorm":  # keeps its input and two fp32 statistics, trainable or not
-        return act * h + 2 * STAT_BYTES
-    return 4 * h + STAT_BYTES + (act * h if weight_trains else 0)
+        return act * h + 2 * _STAT_BYTES
+    return 4 * h + _STAT_BYTES + (act * h if weight_trains else 0)
 
 
 def layer_activation_bytes_per_token(
@@ -106,7 +137,7 @@ def layer_activation_bytes_per_token(
     # except with a single key/value head, where the repeat is a view of it.
     repeated = c.num_kv_heads not in (1, c.num_heads)
     total += a * q + (2 * a * q if repeated else 2 * a * kv)  # query, keys, values as attention sees them
-    total += a * q + LOGSUMEXP_BYTES * c.num_heads  # attention output (also the o projection's input)
+    total += a * q + _LOGSUMEXP_BYTES * c.num_heads  # attention output (also the o projection's input)
     total += reads("o", q)[1]
     if c.norms_per_layer == 4:
         total += _norm_saved(c, a, trainable)
@@ -132,7 +163,7 @@ def head_activation_bytes_per_token(config: ModelConfig, act: float, *, trainabl
     c = config
     total = _norm_saved(c, act, trainable) + (act * c.hidden_size if trainable else 0)
     total += 4 * c.vocab_size  # log-softmax output in fp32, kept by the cross-entropy loss
-    total += INDEX_BYTES * (2 if trainable else 1)  # labels; token ids too when the embedding trains
+    total += _INDEX_BYTES * (2 if trainable else 1)  # labels; token ids too when the embedding trains
     return total
 
 
@@ -174,7 +205,7 @@ def activation_bytes(
         # norm keeps nothing.
         total -= tokens * _norm_saved(c, act, False)
     if c.learned_positions and trainable:
-        total += INDEX_BYTES * seq  # position ids, kept by the position embedding
+        total += _INDEX_BYTES * seq  # position ids, kept by the position embedding
     if not c.learned_positions:
         total += 2 * seq * c.head_dim * act  # the rotary cos and sin tables, shared by all layers
     return math.ceil(total)

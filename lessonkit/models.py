@@ -1,4 +1,4 @@
-"""Transformer shapes and parameter counts: from a config, a sourced catalog, or a real module (lesson 07).
+"""Transformer shapes and parameter counts: from a config or a sourced catalog (lesson 07).
 
 A `ModelConfig` holds the numbers from a model's `config.json` that decide its memory: vocabulary,
 widths, layers, attention heads and key-value heads. `ModelConfig.tensors()` lists every weight
@@ -9,21 +9,17 @@ that the two agree tensor by tensor.
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from importlib import resources
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lessonkit._checks import check_choice, check_number
+from lessonkit._data import read_json
 
-if TYPE_CHECKING:  # torch is imported lazily: reading the catalog does not need it
-    import torch
-
-MLP_KINDS = ("gated", "plain")
-NORM_KINDS = ("rmsnorm", "layernorm")
-ACTIVATIONS = ("silu", "gelu", "gelu_tanh")
+_MLP_KINDS = ("gated", "plain")
+_NORM_KINDS = ("rmsnorm", "layernorm")
+_ACTIVATIONS = ("silu", "gelu", "gelu_tanh")
 
 
 # Sizes and counts of a model's shape: each must be a positive integer.
@@ -77,9 +73,9 @@ class ModelConfig:
         for name in _COUNT_FIELDS:
             check_number(name, getattr(self, name), positive=True, integer=True)
         check_number("learned_positions", self.learned_positions, integer=True)
-        check_choice("mlp", self.mlp, MLP_KINDS)
-        check_choice("norm", self.norm, NORM_KINDS)
-        check_choice("activation", self.activation, ACTIVATIONS)
+        check_choice("mlp", self.mlp, _MLP_KINDS)
+        check_choice("norm", self.norm, _NORM_KINDS)
+        check_choice("activation", self.activation, _ACTIVATIONS)
         if self.norms_per_layer not in (2, 4):
             raise ValueError(f"norms_per_layer must be 2 or 4, got {self.norms_per_layer!r}")
         if self.num_heads % self.num_kv_heads:
@@ -202,8 +198,7 @@ _SHAPE_FIELDS = (
 @lru_cache(maxsize=1)
 def catalog_models() -> tuple[ModelConfig, ...]:
     """Every model in lessonkit/data/models.json, smallest first, each with its sources (lesson 07)."""
-    text = resources.files("lessonkit").joinpath("data/models.json").read_text("utf-8")
-    entries = json.loads(text)["models"]
+    entries = read_json("models.json")["models"]
     return tuple(
         ModelConfig(
             name=e["name"],
@@ -287,48 +282,3 @@ def llama_like(n_params: float) -> ModelConfig:
         else:
             lo = mid + 1
     return _llama_shape(lo)
-
-
-# --- sizes of a real module -----------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ModuleSizes:
-    """What a `torch.nn.Module` holds: parameters and buffers, counted with their real dtypes (lesson 07)."""
-
-    n_params: int
-    n_trainable: int
-    n_param_tensors: int
-    param_bytes: int
-    trainable_bytes: int
-    buffer_bytes: int
-    bytes_by_dtype: dict[str, int]
-
-    @property
-    def total_bytes(self) -> int:
-        """Parameters plus buffers, in bytes (lesson 07)."""
-        return self.param_bytes + self.buffer_bytes
-
-
-def module_sizes(module: torch.nn.Module) -> ModuleSizes:
-    """Count a module's parameters and buffers and their bytes; shared (tied) tensors count once (lesson 07)."""
-    import torch
-
-    if not isinstance(module, torch.nn.Module):
-        raise TypeError(f"module must be a torch.nn.Module, got {type(module).__name__}")
-    params = list(module.parameters())  # parameters() skips a tensor it has already yielded
-    buffers = list(module.buffers())
-    by_dtype: dict[str, int] = {}
-    for t in params + buffers:
-        key = str(t.dtype).replace("torch.", "")
-        by_dtype[key] = by_dtype.get(key, 0) + t.numel() * t.element_size()
-    trainable = [p for p in params if p.requires_grad]
-    return ModuleSizes(
-        n_params=sum(p.numel() for p in params),
-        n_trainable=sum(p.numel() for p in trainable),
-        n_param_tensors=len(params),
-        param_bytes=sum(p.numel() * p.element_size() for p in params),
-        trainable_bytes=sum(p.numel() * p.element_size() for p in trainable),
-        buffer_bytes=sum(b.numel() * b.element_size() for b in buffers),
-        bytes_by_dtype=by_dtype,
-    )

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import json
 from functools import lru_cache
-from importlib import resources
 from typing import Any
 
 from lessonkit._checks import check_choice
+from lessonkit._data import read_json
 
 
 @lru_cache(maxsize=1)
 def _load() -> dict[str, Any]:
-    text = resources.files("lessonkit").joinpath("data/reference_results.json").read_text("utf-8")
-    return json.loads(text)
+    return read_json("reference_results.json")
 
 
 def single_runs() -> list[dict[str, Any]]:
@@ -38,8 +36,7 @@ def gpu_checks() -> list[dict[str, Any]]:
 
 @lru_cache(maxsize=1)
 def _smi_samples() -> dict[str, Any]:
-    text = resources.files("lessonkit").joinpath("data/nvidia_smi_samples.json").read_text("utf-8")
-    return json.loads(text)
+    return read_json("nvidia_smi_samples.json")
 
 
 def nvidia_smi_sample(key: str = "t4_colab") -> dict[str, Any]:

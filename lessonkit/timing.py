@@ -12,7 +12,7 @@ from typing import Any
 import torch
 
 from lessonkit._checks import check_bytes, check_number
-from lessonkit.device import as_device, describe_device, synchronize
+from lessonkit.device import _synchronize, as_device, device_memory
 from lessonkit.vram import format_bytes
 
 # A timed sample shorter than this is dominated by timer and launch overhead, so tiny operations are
@@ -22,17 +22,17 @@ from lessonkit.vram import format_bytes
 # samples include them, and the two timers then disagree by up to 2x (benchmarks/timer_fidelity.py).
 MIN_SAMPLE_S = 10e-3
 MAX_NUMBER = 10_000
-MAX_RUNS = 10_000  # warm-up runs or timed samples: more than this is a typo, not a benchmark
+_MAX_RUNS = 10_000  # warm-up runs or timed samples: more than this is a typo, not a benchmark
 # The clock reads and synchronizations around a sample may cost at most this share of it; on a GPU,
 # where a synchronize costs microseconds, samples can grow beyond MIN_SAMPLE_S.
-MAX_OVERHEAD = 1e-3
+_MAX_OVERHEAD = 1e-3
 # How often benchmark() re-times a trial block while it chooses `number` (these runs also warm up).
-CALIBRATION_ROUNDS = 3
+_CALIBRATION_ROUNDS = 3
 # benchmark(flush_cache=True) overwrites at least this much GPU memory before each call (twice the L2
 # cache when that is larger), as triton's do_bench does with its 256 MB buffer.
-FLUSH_BYTES = 256 * 2**20
-WALL_CLOCK = "wall clock"
-GPU_CLOCK = "GPU time, cold L2"
+_FLUSH_BYTES = 256 * 2**20
+_WALL_CLOCK = "wall clock"
+_GPU_CLOCK = "GPU time, cold L2"
 
 
 def format_seconds(seconds: float) -> str:
@@ -46,14 +46,17 @@ def format_seconds(seconds: float) -> str:
 
 @dataclass(frozen=True)
 class Measurement:
-    """Timed runs of one operation: `samples` in seconds per call plus the cold `first_call` (lesson 02)."""
+    """Timed runs of one operation: `samples` in seconds per call plus the cold `first_call` (lesson 02).
+
+    `device` is the device it ran on as text ('cpu', 'cuda:0', 'mps'), kept from the torch.device benchmark checked.
+    """
 
     samples: tuple[float, ...]
     first_call: float
     device: str
     number: int = 1
     label: str = ""
-    clock: str = WALL_CLOCK
+    clock: str = _WALL_CLOCK
 
     @property
     def median(self) -> float:
@@ -78,17 +81,17 @@ class Measurement:
         return (
             f"{name}median {format_seconds(self.median)} (IQR {format_seconds(self.iqr)}) "
             f"over {len(self.samples)} runs on {self.device}"
-            + ("" if self.clock == WALL_CLOCK else f" ({self.clock})")
+            + ("" if self.clock == _WALL_CLOCK else f" ({self.clock})")
             + f"; first call {format_seconds(self.first_call)}"
         )
 
 
 def _timed_once(fn: Callable[[], Any], device: torch.device, number: int = 1) -> float:
-    synchronize(device)
+    _synchronize(device)
     start = time.perf_counter()
     for _ in range(number):
         fn()
-    synchronize(device)
+    _synchronize(device)
     return (time.perf_counter() - start) / number
 
 
@@ -116,8 +119,8 @@ def benchmark(
     if not callable(fn):
         raise TypeError(f"fn must be a callable taking no arguments, got {type(fn).__name__} {fn!r}")
     dev = as_device(device)
-    warmup = check_number("warmup", warmup, integer=True, maximum=MAX_RUNS)
-    repeats = check_number("repeats", repeats, integer=True, positive=True, maximum=MAX_RUNS)
+    warmup = check_number("warmup", warmup, integer=True, maximum=_MAX_RUNS)
+    repeats = check_number("repeats", repeats, integer=True, positive=True, maximum=_MAX_RUNS)
     if number is not None:
         number = check_number("number", number, integer=True, positive=True, maximum=MAX_NUMBER)
     if not isinstance(label, str):
@@ -136,7 +139,7 @@ def benchmark(
     if flush_cache:
         for _ in range(warmup):
             fn()
-        return Measurement(_gpu_times_cold(fn, dev, repeats), first_call, str(dev), 1, label, GPU_CLOCK)
+        return Measurement(_gpu_times_cold(fn, dev, repeats), first_call, str(dev), 1, label, _GPU_CLOCK)
     warm = [_timed_once(fn, dev) for _ in range(warmup)]
     if number is None:
         number = _choose_number(fn, dev, min(warm, default=first_call))
@@ -151,30 +154,30 @@ def _gpu_times_cold(fn: Callable[[], Any], device: torch.device, repeats: int) -
     not the time Python took to launch it.
     """
     l2_bytes = getattr(torch.cuda.get_device_properties(device), "L2_cache_size", 0) or 0
-    flush = torch.empty(max(FLUSH_BYTES, 2 * l2_bytes) // 4, dtype=torch.int32, device=device)
+    flush = torch.empty(max(_FLUSH_BYTES, 2 * l2_bytes) // 4, dtype=torch.int32, device=device)
     events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(repeats)]
-    synchronize(device)
+    _synchronize(device)
     for start, end in events:
         flush.zero_()
         start.record()
         fn()
         end.record()
-    synchronize(device)
+    _synchronize(device)
     return tuple(start.elapsed_time(end) / 1e3 for start, end in events)  # elapsed_time is in milliseconds
 
 
 def _choose_number(fn: Callable[[], Any], device: torch.device, estimate: float) -> int:
-    """Calls per sample so that a sample lasts MIN_SAMPLE_S and the timing overhead stays under MAX_OVERHEAD.
+    """Calls per sample so that a sample lasts MIN_SAMPLE_S and the timing overhead stays under _MAX_OVERHEAD.
 
     One call timed alone overstates a tiny operation (the clock and the synchronizations are included), so
     the estimate is refined on trial blocks of the chosen size, keeping the fastest of each pair to ignore
     the odd interruption. The trial blocks double as warm-up, as in torch.utils.benchmark.
     """
     overhead = min(_timed_once(_nothing, device) for _ in range(5))
-    target = max(MIN_SAMPLE_S, overhead / MAX_OVERHEAD)
+    target = max(MIN_SAMPLE_S, overhead / _MAX_OVERHEAD)
     per_call = max(estimate, 1e-9)
     number = 1
-    for _ in range(CALIBRATION_ROUNDS):
+    for _ in range(_CALIBRATION_ROUNDS):
         wanted = _calls_to_fill(target, per_call)
         if wanted == number and number > 1:
             break
@@ -192,15 +195,6 @@ def _calls_to_fill(target: float, per_call: float) -> int:
 
 def _nothing() -> None:
     return None
-
-
-def naive_time(fn: Callable[[], Any]) -> float:
-    """Deliberately naive: one cold call timed with time.time() and no synchronize (lesson 02 shows why not)."""
-    if not callable(fn):
-        raise TypeError(f"fn must be a callable taking no arguments, got {type(fn).__name__} {fn!r}")
-    start = time.time()
-    fn()
-    return time.time() - start
 
 
 def matmul_flops(n: int, m: int | None = None, k: int | None = None) -> int:
@@ -266,7 +260,7 @@ def matmul_sizes_that_fit(
     if share > 1:
         raise ValueError(f"share must be a fraction of the free memory, between 0 and 1, got {share!r}")
     if free_bytes is None:
-        free_bytes = describe_device(device).free_memory
+        free_bytes = device_memory(device).free_bytes  # from PyTorch: no nvidia-smi
     else:
         free_bytes = check_bytes("free_bytes", free_bytes)
     if free_bytes is None:  # the device cannot say: run them all

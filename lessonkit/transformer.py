@@ -16,6 +16,7 @@ import torch.nn.functional as F
 from torch import nn
 from torch.utils.checkpoint import checkpoint
 
+from lessonkit.memparts import LORA_TARGETS
 from lessonkit.models import ModelConfig
 
 
@@ -192,8 +193,7 @@ class Transformer(nn.Module):
 
 
 # --- LoRA ------------------------------------------------------------------------------------------
-
-LORA_TARGETS = ("q", "k", "v", "o", "gate", "up", "down")
+# The projections add_lora can wrap, LORA_TARGETS, are defined once in lessonkit.memparts.
 
 
 class LoRALinear(nn.Module):

@@ -1,8 +1,9 @@
-"""lessonkit.device: device choice, nvidia-smi readings and failures, device reports (lesson 01)."""
+"""lessonkit.device: device choice, nvidia-smi readings and failures, device reports, catalog entry (lessons 01, 05)."""
 
 from __future__ import annotations
 
 import re
+import stat
 import sys
 import types
 
@@ -15,9 +16,11 @@ from lessonkit.device import (
     DeviceInfo,
     as_device,
     describe_device,
+    device_memory,
     in_colab,
     nvidia_smi,
     pick_device,
+    spec_for_device,
     synchronize,
 )
 from tests.conftest import REAL_DRIVER_FAILURE
@@ -177,7 +180,7 @@ def test_nvidia_smi_unexpected_output(fake_smi, stdout):
 
 
 def test_nvidia_smi_that_hangs(fake_smi, monkeypatch):
-    monkeypatch.setattr(device, "SMI_TIMEOUT_S", 0.2)
+    monkeypatch.setattr(device, "_SMI_TIMEOUT_S", 0.2)
     fake_smi(T4_CSV, sleep=3)
     result = nvidia_smi()
     assert result.gpus is None and "did not answer" in result.reason
@@ -197,7 +200,7 @@ def test_describe_cpu(cpu_only):
     assert info.kind == "cpu" and info.compute_capability is None and info.cuda_version is None
     assert info.torch_version == torch.__version__
     if sys.platform.startswith("linux"):
-        assert info.total_memory > 0 and 0 < info.free_memory <= info.total_memory
+        assert info.total_bytes > 0 and 0 < info.free_bytes <= info.total_bytes
     text = str(info)
     assert "Device" in text and "Total memory" in text and "GiB" in text and "GB)" in text
     assert info._repr_html_().startswith("<table>")
@@ -232,7 +235,7 @@ def fake_t4(monkeypatch, fake_smi):
 def test_describe_cuda_t4(fake_t4):
     info = describe_device()
     assert info.kind == "cuda" and info.name == "Tesla T4"
-    assert info.total_memory == 15835660288 and info.free_memory == 15_600_000_000
+    assert info.total_bytes == 15835660288 and info.free_bytes == 15_600_000_000
     assert info.compute_capability == (7, 5)
     assert info.cuda_version == "12.8" and info.driver_version == "535.104.05"
     text = str(info)
@@ -257,5 +260,92 @@ def test_describe_mps(monkeypatch):
     monkeypatch.setattr(torch.mps, "driver_allocated_memory", lambda: 1 * GIB, raising=False)
     info = describe_device()
     assert info.kind == "mps"
-    assert (info.total_memory, info.free_memory) == (16 * GIB, 15 * GIB)
+    assert (info.total_bytes, info.free_bytes) == (16 * GIB, 15 * GIB)
     assert "unified memory" in info.note
+
+
+@pytest.fixture
+def no_subprocess(monkeypatch):
+    """Any subprocess started here (nvidia-smi, sysctl) fails the test."""
+
+    def refuse(*args, **kwargs):
+        raise AssertionError(f"started a subprocess: {args}")
+
+    monkeypatch.setattr(device.subprocess, "run", refuse)
+
+
+def test_device_memory_reads_cuda_without_nvidia_smi(fake_t4, no_subprocess):
+    memory = device_memory("cuda")
+    assert (memory.kind, memory.name) == ("cuda", "Tesla T4")
+    assert (memory.total_bytes, memory.free_bytes) == (15835660288, 15_600_000_000)
+    with pytest.raises(ValueError, match=r"'cuda:3' does not exist"):
+        device_memory("cuda:3")
+
+
+def test_device_memory_reads_the_cpu_and_says_when_it_fell_back(cpu_only, no_subprocess):
+    memory = device_memory("cuda")
+    assert memory.kind == "cpu" and "CUDA was asked for" in memory.note
+    if sys.platform.startswith("linux"):
+        assert memory.total_bytes > 0 and 0 < memory.free_bytes <= memory.total_bytes
+    assert describe_device("cpu").total_bytes == device_memory("cpu").total_bytes
+
+
+def test_free_memory_users_start_no_nvidia_smi(fake_t4, no_subprocess):
+    from lessonkit.calculator import this_machine
+    from lessonkit.timing import matmul_sizes_that_fit
+
+    budget = this_machine()
+    assert budget.gpu_name == "Tesla T4" and budget.usable_bytes == 15_600_000_000
+    assert budget.total_bytes == 15835660288
+    assert matmul_sizes_that_fit([1024], device="cuda").fit == (1024,)
+
+
+# --- finding the entry of the device this code runs on ------------------------------------------
+
+
+def test_no_entry_for_a_cpu(cpu_only):
+    assert spec_for_device() is None and spec_for_device("cpu") is None
+    assert device.device_name("cuda") is None  # asked for, but there is no CUDA here
+
+
+@pytest.fixture
+def fake_cuda(monkeypatch):
+    """CUDA present; returns a function that sets the name torch reports."""
+    monkeypatch.setattr(device, "_cuda_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
+
+    def set_name(name: str) -> None:
+        monkeypatch.setattr(torch.cuda, "get_device_name", lambda index=None: name)
+
+    return set_name
+
+
+def test_cuda_device_found_by_the_name_torch_reports(fake_cuda):
+    fake_cuda("Tesla T4")
+    assert spec_for_device("cuda").key == "T4"
+    fake_cuda("NVIDIA H200")
+    assert spec_for_device().key == "H200"
+    fake_cuda("NVIDIA GeForce GTX 1080")  # not in the catalog: no entry, no error
+    assert spec_for_device("cuda:0") is None
+
+
+def test_mps_device_found_by_the_chip_name(monkeypatch):
+    monkeypatch.setattr(device, "_cuda_available", lambda: False)
+    monkeypatch.setattr(device, "_mps_available", lambda: True)
+    monkeypatch.setattr(device, "_apple_chip_name", lambda: "Apple M4 Pro")
+    assert spec_for_device().key == "M4_PRO"
+    monkeypatch.setattr(device, "_apple_chip_name", lambda: None)
+    assert spec_for_device("mps") is None
+
+
+def test_apple_chip_name_reads_sysctl_on_a_mac(tmp_path, monkeypatch):
+    fake = tmp_path / "sysctl"
+    fake.write_text('#!/bin/sh\n[ "$2" = "machdep.cpu.brand_string" ] && echo "Apple M2" && exit 0\nexit 1\n')
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(device, "platform", types.SimpleNamespace(system=lambda: "Darwin"))
+    assert device._apple_chip_name() == "Apple M2"
+    fake.write_text("#!/bin/sh\nexit 1\n")
+    assert device._apple_chip_name() is None
+    monkeypatch.setattr(device, "platform", types.SimpleNamespace(system=lambda: "Linux"))
+    assert device._apple_chip_name() is None

@@ -14,7 +14,7 @@ import pytest
 import torch
 
 from lessonkit.distributed import (
-    free_port,
+    _free_port,
     max_abs_difference,
     port_is_listening,
     run_data_parallel,
@@ -173,7 +173,7 @@ def test_shard_splits_a_batch_evenly_without_overlap():
 
 
 def test_free_port_can_be_bound_and_listening_is_detected():
-    port = free_port()
+    port = _free_port()
     assert 1 <= port <= 65535
     assert not port_is_listening(port)
     with socket.socket() as server:

@@ -20,8 +20,9 @@ import torch
 from lessonkit import device as device_module
 from lessonkit import doctor
 from lessonkit.__main__ import main
+from lessonkit.estimate import largest_model_that_fits
 from lessonkit.timing import matmul_flops
-from lessonkit.vram import largest_model_that_fits, max_params
+from lessonkit.vram import max_params
 
 ROOT = Path(__file__).resolve().parent.parent
 GIB = 2**30
@@ -38,7 +39,7 @@ def run_doctor(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str
 
 
 def test_budget_for_16_gib_comes_from_the_estimator():
-    rows = {(r["mode"], r["dtype"]): r for r in doctor.vram_budget(16 * GIB)}
+    rows = {(r["mode"], r["dtype"]): r for r in doctor._vram_budget(16 * GIB)}
     for (mode, dtype), row in rows.items():
         assert row["max_params"] == largest_model_that_fits(16 * GIB, mode=mode, dtype=dtype)
         assert "tokens, batch 1" in row["assumes"]
@@ -46,34 +47,34 @@ def test_budget_for_16_gib_comes_from_the_estimator():
     assert 0 < rows["inference", "fp16"]["max_params"] < max_params(16 * GIB, "fp16")
     assert rows["inference", "int4"]["max_params"] > rows["inference", "fp16"]["max_params"]
     assert rows["full", "fp16"]["max_params"] < rows["lora", "fp16"]["max_params"]
-    assert [r["max_params"] for r in doctor.vram_budget(0)] == [0, 0, 0, 0]
-    assert doctor.vram_budget("16GiB") == doctor.vram_budget(16 * GIB)
+    assert [r["max_params"] for r in doctor._vram_budget(0)] == [0, 0, 0, 0]
+    assert doctor._vram_budget("16GiB") == doctor._vram_budget(16 * GIB)
 
 
 def test_budget_names_a_bad_argument():
     with pytest.raises(ValueError, match="memory_bytes must be"):
-        doctor.vram_budget("a lot")
+        doctor._vram_budget("a lot")
 
 
 # --- sizing and planning the benchmark --------------------------------------------------------------
 
 
 def test_fitting_size_keeps_three_matrices_within_half_the_free_memory():
-    assert doctor.fitting_size(2048, None, 4) == 2048
+    assert doctor._fitting_size(2048, None, 4) == 2048
     exactly_1024 = 2 * 3 * 1024 * 1024 * 4  # A, B and A @ B in fp32 take half of this
-    assert doctor.fitting_size(8192, exactly_1024, 4) == 1024
-    assert doctor.fitting_size(8192, exactly_1024 - 1, 4) == 512
-    assert doctor.fitting_size(8192, exactly_1024, 2) == 1024  # 2048 in fp16 needs 4x as much
-    assert doctor.fitting_size(8192, 1000, 4) is None
-    assert doctor.fitting_size(1000, None, 4) == 512  # never more than asked for
+    assert doctor._fitting_size(8192, exactly_1024, 4) == 1024
+    assert doctor._fitting_size(8192, exactly_1024 - 1, 4) == 512
+    assert doctor._fitting_size(8192, exactly_1024, 2) == 1024  # 2048 in fp16 needs 4x as much
+    assert doctor._fitting_size(8192, 1000, 4) is None
+    assert doctor._fitting_size(1000, None, 4) == 512  # never more than asked for
 
 
 def test_jobs_on_a_gpu_compare_one_size_with_the_cpu_then_go_large():
-    jobs = doctor.benchmark_jobs(torch.device("cuda"), doctor.FULL, cpu_free=None, device_free=80 * GIB)
+    jobs = doctor._benchmark_jobs(torch.device("cuda"), doctor._FULL, cpu_free=None, device_free=80 * GIB)
     assert jobs == [("cpu", "fp32", 2048), ("cuda", "fp32", 2048), ("cuda", "fp32", 8192), ("cuda", "fp16", 8192)]
-    small = doctor.benchmark_jobs(torch.device("mps"), doctor.FULL, cpu_free=None, device_free=100 * 2**20)
+    small = doctor._benchmark_jobs(torch.device("mps"), doctor._FULL, cpu_free=None, device_free=100 * 2**20)
     assert small == [("cpu", "fp32", 2048), ("mps", "fp32", 2048), ("mps", "fp16", 2048)]  # no duplicate
-    assert doctor.benchmark_jobs(torch.device("cpu"), doctor.QUICK, None, None) == [("cpu", "fp32", 512)]
+    assert doctor._benchmark_jobs(torch.device("cpu"), doctor._QUICK, None, None) == [("cpu", "fp32", 512)]
 
 
 def test_speedup_compares_the_same_size_only():
@@ -82,9 +83,9 @@ def test_speedup_compares_the_same_size_only():
         {"device": "cuda", "dtype": "fp32", "n": 8192, "median_s": 0.05},
         {"device": "cuda", "dtype": "fp32", "n": 2048, "median_s": 0.004},
     ]
-    assert doctor.speedup_of(runs) == (pytest.approx(50.0), 2048)
-    assert doctor.speedup_of(runs[:2]) == (None, None)
-    assert doctor.speedup_of(runs[1:]) == (None, None)
+    assert doctor._speedup_of(runs) == (pytest.approx(50.0), 2048)
+    assert doctor._speedup_of(runs[:2]) == (None, None)
+    assert doctor._speedup_of(runs[1:]) == (None, None)
 
 
 def test_peak_comes_from_the_catalog_when_it_has_one(monkeypatch: pytest.MonkeyPatch):
@@ -129,7 +130,7 @@ def test_json_report_on_a_machine_without_a_gpu(capsys, cpu_only, no_smi):
     assert report["benchmark"]["speedup"] is None
     total = report["device"]["total_memory_bytes"]
     assert report["vram_budget"]["memory_bytes"] == total
-    assert report["vram_budget"]["rows"] == doctor.vram_budget(total)
+    assert report["vram_budget"]["rows"] == doctor._vram_budget(total)
     assert "benchmark 1/1: cpu fp32 512×512" in err  # progress goes to stderr
     assert any("No GPU here" in note for note in report["notes"])
 
@@ -185,7 +186,7 @@ def test_a_gpu_index_that_does_not_exist_is_a_bad_option(capsys, monkeypatch):
 
 
 def test_text_report_of_a_gpu_shows_speedup_and_peak(cpu_only, no_smi):
-    report = doctor.collect("cpu", quick=True, progress=doctor._Progress(io.StringIO()))
+    report = doctor._collect("cpu", quick=True, progress=doctor._Progress(io.StringIO()))
     gpu = copy.deepcopy(report)
     gpu["device"].update(kind="cuda", name="Tesla T4", compute_capability="7.5", driver_version="535.104.05")
     cpu_run = gpu["benchmark"]["runs"][0] | {"median_s": 0.02}
@@ -197,7 +198,7 @@ def test_text_report_of_a_gpu_shows_speedup_and_peak(cpu_only, no_smi):
         | {"peak_tflops": 65.0, "pct_of_peak": 40.0},
     ]
     gpu["benchmark"]["speedup"], gpu["benchmark"]["speedup_n"] = 20.0, 512
-    text = doctor.render_text(gpu)
+    text = doctor._render_text(gpu)
     assert "Compute capability      7.5" in text and "NVIDIA driver           535.104.05" in text
     assert "peak unknown (not in the course's GPU catalog)" in text
     assert "40% of the catalog's fp16 peak (65 TFLOP/s)" in text

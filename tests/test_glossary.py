@@ -12,7 +12,7 @@ import nbformat
 import pytest
 from IPython.lib.pretty import pretty
 
-from lessonkit.glossary import LANGUAGES, SEED_MARK, find_term, glossary_table, terms
+from lessonkit.glossary import _LANGUAGES, _SEED_MARK, _find_term, glossary_table, terms
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
@@ -39,18 +39,18 @@ SOURCES = {"zh_hans": {"001", "004"}, "zh_hant": {"000", "003"}}  # the Simplifi
 
 def test_the_issues_terms_are_all_there():
     for name in REQUIRED:
-        assert find_term(name).en == name
+        assert _find_term(name).en == name
 
 
 @pytest.mark.parametrize("term", terms(), ids=lambda t: t.key)
 def test_every_term_has_all_three_languages(term):
-    for lang in LANGUAGES:
+    for lang in _LANGUAGES:
         assert getattr(term, lang).strip(), f"{term.key} has no {lang} name"
         assert term.meaning[lang].strip(), f"{term.key} has no {lang} meaning"
     assert term.people_say.strip()
     assert CJK.search(term.meaning["zh_hans"]) and CJK.search(term.meaning["zh_hant"])
     assert term.meaning["zh_hans"] != term.meaning["zh_hant"], "the Traditional meaning is a copy of the Simplified"
-    for lang in LANGUAGES:
+    for lang in _LANGUAGES:
         assert "\n" not in term.meaning[lang], "a meaning is one line"
 
 
@@ -76,21 +76,21 @@ def test_seed_marks_name_the_right_articles(term):
     assert set(term.seeds) <= {"zh_hans", "zh_hant"}
     for lang, files in term.seeds.items():
         assert set(files) <= SOURCES[lang], f"{term.key}: {lang} term credited to {files}"
-        assert term.name(lang).endswith(SEED_MARK) == bool(files)
+        assert term.name(lang).endswith(_SEED_MARK) == bool(files)
     assert term.name("en") == term.en
 
 
 def test_seed_terms_include_the_seeds_own_words():
-    assert find_term("vram").zh_hans == "显存" and "顯存" in find_term("vram").zh_hant
-    assert find_term("fp16").zh_hans.startswith("半精度") and find_term("fp16").seeds["zh_hans"] == ("001",)
-    assert find_term("显存") is find_term("VRAM") is find_term(" vram ")
+    assert _find_term("vram").zh_hans == "显存" and "顯存" in _find_term("vram").zh_hant
+    assert _find_term("fp16").zh_hans.startswith("半精度") and _find_term("fp16").seeds["zh_hans"] == ("001",)
+    assert _find_term("显存") is _find_term("VRAM") is _find_term(" vram ")
 
 
 def test_lookups_and_table_arguments_are_checked():
     with pytest.raises(ValueError, match=r"name 'flux capacitor' is not in the glossary; known keys: gpu"):
-        find_term("flux capacitor")
+        _find_term("flux capacitor")
     with pytest.raises(TypeError, match="name must be a string"):
-        find_term(3)
+        _find_term(3)
     with pytest.raises(TypeError, match="keys must be a list of strings such as"):
         glossary_table("vram")
     with pytest.raises(ValueError, match=r"lang must be one of \['en', 'zh_hans', 'zh_hant'\]"):
@@ -109,7 +109,7 @@ def test_table_shows_as_html_text_and_markdown():
     md = table.to_markdown().splitlines()
     assert md[0] == "| Term | 简体中文 | 繁體中文 | What people say | What it means |"
     assert len([line for line in md if line.startswith("| ")]) == 1 + 3
-    assert SEED_MARK not in glossary_table(["kv_cache"]).to_markdown()  # no marked term, no note
+    assert _SEED_MARK not in glossary_table(["kv_cache"]).to_markdown()  # no marked term, no note
 
 
 def test_meanings_in_chinese():
@@ -143,7 +143,7 @@ def _key_terms_call(path: Path) -> tuple[list[str], nbformat.NotebookNode]:
 @pytest.mark.parametrize("path", sorted((ROOT / "notebooks").glob("0[1-4]_*.ipynb")), ids=lambda p: p.name)
 def test_each_lessons_key_terms_come_from_the_glossary(path):
     keys, cell = _key_terms_call(path)
-    assert keys and all(find_term(k).key == k for k in keys)
+    assert keys and all(_find_term(k).key == k for k in keys)
     stored = {k: v for o in cell.outputs for k, v in o.get("data", {}).items()}
     assert stored["text/plain"] == str(glossary_table(keys)), f"{path.name}: run tools/run_notebooks.py --write"
     assert stored["text/html"] == glossary_table(keys)._repr_html_()

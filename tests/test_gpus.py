@@ -1,16 +1,11 @@
-"""lessonkit.gpus: bandwidth, dense peaks and Tensor Cores in the catalog, and this machine's entry (lesson 05)."""
+"""lessonkit.gpus: bandwidth, dense peaks and Tensor Cores in the catalog (lesson 05)."""
 
 from __future__ import annotations
 
-import stat
-import types
-
 import pytest
-import torch
 
-import lessonkit.device as device
 import lessonkit.gpus as gpus
-from lessonkit.gpus import PRECISIONS, TENSOR_PRECISIONS, GpuSpec, catalog, find_gpu, spec_for_device
+from lessonkit.gpus import _TENSOR_PRECISIONS, PRECISIONS, GpuSpec, catalog, find_gpu
 
 CUDA = catalog()
 APPLE = catalog(kind="mps")
@@ -29,7 +24,7 @@ def test_every_performance_figure_has_a_source(gpu: GpuSpec):
         assert gpu.sources.get("bandwidth_gb_s", "").startswith("https://"), gpu.key
     for precision in gpu.peak_tflops:
         assert gpu.sources.get(f"peak_tflops.{precision}", "").startswith("https://"), (gpu.key, precision)
-    assert set(gpu.tensor_cores) == set(TENSOR_PRECISIONS)
+    assert set(gpu.tensor_cores) == set(_TENSOR_PRECISIONS)
     assert gpu.sources.get("tensor_cores", "").startswith("https://") or not any(gpu.tensor_cores.values())
     assert gpu.notes, "every entry explains where its figures were read"
 
@@ -46,7 +41,7 @@ def test_tf32_and_bf16_tensor_cores_need_ampere_or_newer(gpu: GpuSpec):
     ampere_or_newer = float(gpu.compute_capability) >= 8.0
     assert gpu.tensor_cores == {"tf32": ampere_or_newer, "fp16": True, "bf16": ampere_or_newer}
     # A Tensor Core peak only exists where the Tensor Cores take that precision.
-    for precision in TENSOR_PRECISIONS:
+    for precision in _TENSOR_PRECISIONS:
         if gpu.peak(precision) is not None:
             assert gpu.has_tensor_cores(precision)
 
@@ -109,54 +104,3 @@ def test_malformed_entries_are_refused():
         gpus._spec(entry)
     with pytest.raises(ValueError, match="unknown precision or kind"):
         gpus._spec({**entry, "peak_tflops": {}, "kind": "tpu"})
-
-
-# --- finding the entry of the device this code runs on ------------------------------------------
-
-
-def test_no_entry_for_a_cpu(cpu_only):
-    assert spec_for_device() is None and spec_for_device("cpu") is None
-    assert gpus.device_name("cuda") is None  # asked for, but there is no CUDA here
-
-
-@pytest.fixture
-def fake_cuda(monkeypatch):
-    """CUDA present; returns a function that sets the name torch reports."""
-    monkeypatch.setattr(device, "_cuda_available", lambda: True)
-    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
-
-    def set_name(name: str) -> None:
-        monkeypatch.setattr(torch.cuda, "get_device_name", lambda index=None: name)
-
-    return set_name
-
-
-def test_cuda_device_found_by_the_name_torch_reports(fake_cuda):
-    fake_cuda("Tesla T4")
-    assert spec_for_device("cuda").key == "T4"
-    fake_cuda("NVIDIA H200")
-    assert spec_for_device().key == "H200"
-    fake_cuda("NVIDIA GeForce GTX 1080")  # not in the catalog: no entry, no error
-    assert spec_for_device("cuda:0") is None
-
-
-def test_mps_device_found_by_the_chip_name(monkeypatch):
-    monkeypatch.setattr(device, "_cuda_available", lambda: False)
-    monkeypatch.setattr(device, "_mps_available", lambda: True)
-    monkeypatch.setattr(gpus, "apple_chip_name", lambda: "Apple M4 Pro")
-    assert spec_for_device().key == "M4_PRO"
-    monkeypatch.setattr(gpus, "apple_chip_name", lambda: None)
-    assert spec_for_device("mps") is None
-
-
-def test_apple_chip_name_reads_sysctl_on_a_mac(tmp_path, monkeypatch):
-    fake = tmp_path / "sysctl"
-    fake.write_text('#!/bin/sh\n[ "$2" = "machdep.cpu.brand_string" ] && echo "Apple M2" && exit 0\nexit 1\n')
-    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
-    monkeypatch.setenv("PATH", str(tmp_path))
-    monkeypatch.setattr(gpus, "platform", types.SimpleNamespace(system=lambda: "Darwin"))
-    assert gpus.apple_chip_name() == "Apple M2"
-    fake.write_text("#!/bin/sh\nexit 1\n")
-    assert gpus.apple_chip_name() is None
-    monkeypatch.setattr(gpus, "platform", types.SimpleNamespace(system=lambda: "Linux"))
-    assert gpus.apple_chip_name() is None

@@ -50,13 +50,15 @@ def _calls() -> dict[str, Callable[[], dict[str, Any]]]:
     """One valid call per function, as keyword arguments (a fresh set each time)."""
     model = _model
     return {
-        "course.colab_url": lambda: {"notebook": "01_find_your_gpu.ipynb"},
         "course.github_url": lambda: {"notebook": "01_find_your_gpu.ipynb"},
         "course.colab_badge": lambda: {"notebook": "01_find_your_gpu.ipynb"},
         "device.as_device": lambda: {"device": "cpu"},
         "device.synchronize": lambda: {"device": "cpu"},
         "device.nvidia_smi": lambda: {"executable": "nvidia-smi"},
         "device.describe_device": lambda: {"device": "cpu"},
+        "device.device_memory": lambda: {"device": "cpu"},
+        "device.device_name": lambda: {"device": "cpu"},
+        "device.spec_for_device": lambda: {"device": "cpu"},
         "distributed.port_is_listening": lambda: {"port": 9, "host": "127.0.0.1"},
         "distributed.shard": lambda: {"batch_size": 8, "world_size": 2, "rank": 1},
         "distributed.train_single_process": lambda: {
@@ -68,16 +70,11 @@ def _calls() -> dict[str, Callable[[], dict[str, Any]]]:
             "lr": 0.1,
         },
         "distributed.max_abs_difference": lambda: {"a": model().state_dict(), "b": model().state_dict()},
-        "doctor.vram_budget": lambda: {"memory_bytes": 16 * 2**30},
-        "doctor.fitting_size": lambda: {"wanted": 1024, "free_bytes": 2**30, "element_bytes": 4},
         "exercises.exercises_for": lambda: {"lesson": "01"},
-        "exercises.scoreboard": lambda: {"lesson": "04", "ids": None},
-        "glossary.find_term": lambda: {"name": "VRAM"},
+        "exercises.scoreboard": lambda: {"lesson": "04"},
         "glossary.glossary_table": lambda: {"keys": ["vram", "cuda"], "lang": "en"},
         "gpus.catalog": lambda: {"kind": "cuda"},
         "gpus.find_gpu": lambda: {"name": "Tesla T4"},
-        "gpus.device_name": lambda: {"device": "cpu"},
-        "gpus.spec_for_device": lambda: {"device": "cpu"},
         "reference.nvidia_smi_sample": lambda: {"key": "t4_colab"},
         "timing.format_seconds": lambda: {"seconds": 0.088},
         "timing.benchmark": lambda: {
@@ -88,7 +85,6 @@ def _calls() -> dict[str, Callable[[], dict[str, Any]]]:
             "number": 1,
             "flush_cache": False,
         },
-        "timing.naive_time": lambda: {"fn": lambda: None},
         "timing.matmul_flops": lambda: {"n": 64, "m": 32, "k": 16},
         "timing.tflops": lambda: {"flops": 2e12, "seconds": 1.0},
         "timing.gb_per_s": lambda: {"nbytes": 1e9, "seconds": 1.0},
@@ -100,49 +96,55 @@ def _calls() -> dict[str, Callable[[], dict[str, Any]]]:
             "share": 0.5,
             "free_bytes": 2**30,
         },
-        "training.tensor_bytes": lambda: {"tensors": [torch.zeros(3)]},
-        "training.parameter_bytes": lambda: {"model": model()},
-        "training.gradient_bytes": lambda: {"model": model()},
-        "training.optimizer_state_bytes": lambda: {"optimizer": torch.optim.SGD(model().parameters(), lr=0.1)},
-        "training.measure_step": lambda: _measure_step_call(),
-        "training.cuda_peak_bytes": lambda: {"fn": lambda: None, "device": "cuda"},
+        "bytecount.measure_step": lambda: _measure_step_call(),
         "bytecount.parameter_bytes": lambda: {"module": model()},
         "bytecount.gradient_bytes": lambda: {"module": model()},
         "bytecount.optimizer_state_bytes": lambda: {"optimizer": torch.optim.SGD(model().parameters(), lr=0.1)},
         "bytecount.storage_bytes": lambda: {"tensors": [torch.zeros(3)]},
         "bytecount.peak_bytes": lambda: {"fn": lambda: torch.zeros(4), "device": "cpu"},
-        "calculator.fit_table": lambda: {"mode": "inference", "dtype": "fp16", "models": ["gpt2"], "gpus": ["T4"]},
-        "calculator.plot_breakdown": lambda: {
+        "calculator.tables.fit_table": lambda: {
+            "mode": "inference",
+            "dtype": "fp16",
+            "models": ["gpt2"],
+            "gpus": ["T4"],
+        },
+        "calculator.plots.plot_breakdown": lambda: {
             "estimates": [_estimate()],
             "labels": ["GPT-2"],
             "moments": False,
             "gpu": "T4",
             "unit": "GiB",
         },
-        "calculator.this_machine": lambda: {"device": "cpu"},
-        "calculator.models_that_fit": lambda: {
+        "calculator.budget.this_machine": lambda: {"device": "cpu"},
+        "calculator.tables.models_that_fit": lambda: {
             "mode": "inference",
             "dtype": "fp16",
             "models": ["gpt2"],
             "free_bytes": 2**30,
             "seq_len": 512,
         },
-        "estimate.check_targets": lambda: {"targets": ["q", "v"]},
-        "estimate.estimate": lambda: {"model": "gpt2", "mode": "inference", "dtype": "fp16"},
-        "estimate.estimate_inference": lambda: {"model": 8e9, "dtype": "fp16", "seq_len": 1024, "batch": 1},
-        "estimate.estimate_training": lambda: {"model": "gpt2", "precision": "mixed_bf16", "seq_len": 256, "batch": 1},
-        "estimate.estimate_lora": lambda: {
+        "estimate.resolve.check_targets": lambda: {"targets": ["q", "v"]},
+        "estimate.fitting.estimate": lambda: {"model": "gpt2", "mode": "inference", "dtype": "fp16"},
+        "estimate.fitting.plan_estimate": lambda: {"mode": "lora", "dtype": "int4", "seq_len": 256, "batch": 1},
+        "estimate.inference.estimate_inference": lambda: {"model": 8e9, "dtype": "fp16", "seq_len": 1024, "batch": 1},
+        "estimate.training.estimate_training": lambda: {
+            "model": "gpt2",
+            "precision": "mixed_bf16",
+            "seq_len": 256,
+            "batch": 1,
+        },
+        "estimate.lora.estimate_lora": lambda: {
             "model": "gpt2",
             "base_dtype": "bf16",
             "rank": 8,
             "seq_len": 256,
             "batch": 1,
         },
-        "estimate.fits": lambda: {"estimate": _estimate(), "gpu": "T4"},
-        "estimate.gpu_memory": lambda: {"gpu": "T4"},
-        "estimate.largest_model_that_fits": lambda: {"gpu": "T4", "mode": "inference", "dtype": "fp16"},
-        "estimate.lora_params": lambda: {"config": _gpt2(), "rank": 8},
-        "estimate.resolve_model": lambda: {"model": "gpt2"},
+        "estimate.fitting.fits": lambda: {"result": _estimate(), "gpu": "T4"},
+        "estimate.fitting.gpu_memory": lambda: {"gpu": "T4"},
+        "estimate.fitting.largest_model_that_fits": lambda: {"gpu": "T4", "mode": "inference", "dtype": "fp16"},
+        "estimate.resolve.lora_params": lambda: {"config": _gpt2(), "rank": 8},
+        "estimate.resolve.resolve_model": lambda: {"model": "gpt2"},
         "memparts.activation_bytes": lambda: {"config": _gpt2(), "batch": 1, "seq": 128, "act": 2.0},
         "memparts.head_activation_bytes_per_token": lambda: {"config": _gpt2(), "act": 2.0},
         "memparts.kv_cache_bytes": lambda: {"config": _gpt2(), "tokens": 1024, "bytes_per_value": 2.0},
@@ -151,7 +153,6 @@ def _calls() -> dict[str, Callable[[], dict[str, Any]]]:
         "memparts.prefill_workspace_bytes": lambda: {"config": _gpt2(), "batch": 1, "seq": 128, "act": 2.0},
         "models.find_model": lambda: {"name": "gpt2"},
         "models.llama_like": lambda: {"n_params": 8e9},
-        "models.module_sizes": lambda: {"module": model()},
         "vram.dtype_bytes": lambda: {"dtype": "fp16"},
         "vram.weights_bytes": lambda: {"n_params": 8e9, "dtype": "fp16"},
         "vram.max_params": lambda: {"memory_bytes": 16e9, "dtype": "fp16"},
@@ -167,7 +168,7 @@ def _gpt2():
 
 
 def _estimate():
-    from lessonkit.vram import estimate
+    from lessonkit.estimate import estimate
 
     return estimate("gpt2")
 
@@ -185,54 +186,57 @@ def _measure_step_call() -> dict[str, Any]:
 # Public callables that take no learner input, or whose inputs are checked elsewhere, and why.
 EXEMPT = {
     **{
-        f"checking.{name}": "reads a learner's answer for Exercise.check(), which never raises: "
+        f"exercises.{name}": "reads or judges a learner's answer for Exercise.check(), which never raises: "
         "malformed answers are tested in test_exercises.py"
         for name in (
-            "close",
-            "judge_number",
-            "not_attempted",
-            "read_billions",
-            "read_choice",
-            "read_memory",
-            "read_number",
-            "read_ratio",
+            "kinds.close",
+            "kinds.distinct_traps",
+            "kinds.judge_number",
+            "reading.describe_answer",
+            "reading.not_attempted",
+            "reading.read_billions",
+            "reading.read_choice",
+            "reading.read_memory",
+            "reading.read_number",
+            "reading.read_ratio",
         )
     },
+    **{
+        f"exercises.machine.{name}": "takes no arguments"
+        for name in ("cpu_matmul_seconds", "memory_here", "ram_here", "recorded_run", "tf32_allowed")
+    },
+    "exercises.machine.gpu_matmul_seconds": "times the device pick_device() chose for 04-speedup's solution; "
+    "its learner-facing route is tested in test_exercises.py",
     "course.colab_install_command": "takes no arguments",
     "device.pick_device": "takes no arguments",
     "device.in_colab": "takes no arguments",
-    "distributed.free_port": "its one argument is the loopback host the lesson passes itself",
     "distributed.ddp_worker": "runs inside a spawned process with arguments built by run_data_parallel",
     "distributed.run_data_parallel": "starts processes: its argument checks are tested in test_distributed.py",
     "distributed.start_rank_server": "takes no arguments",
-    "doctor.benchmark_jobs": "internal step of the CLI; its inputs come from describe_device",
-    "doctor.speedup_of": "internal step of the CLI, fed by run_benchmark",
-    "doctor.run_benchmark": "internal step of the CLI, fed by collect",
-    "doctor.collect": "its one learner input, --device, is tested through the CLI in test_doctor.py",
-    "doctor.render_text": "renders a report built by collect",
     "doctor.add_arguments": "argparse wiring; bad options are tested through the CLI in test_doctor.py",
     "doctor.run": "the CLI entry point; bad options are tested in test_doctor.py",
     "exercises.reset": "takes no arguments",
-    "gpus.apple_chip_name": "takes no arguments",
+    "prices.price_listings": "takes no arguments",
     "reference.single_runs": "takes no arguments",
     "reference.sweeps": "takes no arguments",
     "reference.gpu_checks": "takes no arguments",
     "reference.colab_t4_cuda_total_memory": "takes no arguments",
     "models.largest_llama_like": "takes no arguments",
     "transformer.add_lora": "wraps the course's reference Transformer; its checks are in test_vram_estimate.py",
-    "training.saved_activations": "a context manager; its argument is checked when it is entered (test_training.py)",
 }
 
 
 def public_functions() -> dict[str, Callable]:
     found = {}
-    for info in pkgutil.iter_modules(lessonkit.__path__):
-        if info.name.startswith("_") or info.name == "__main__":
+    # walk_packages goes into subpackages too (lessonkit.estimate.inference is "estimate.inference")
+    for info in pkgutil.walk_packages(lessonkit.__path__, "lessonkit."):
+        short = info.name.removeprefix("lessonkit.")
+        if any(part.startswith("_") for part in short.split(".")):  # _checks, __main__, estimate._step
             continue
-        module = importlib.import_module(f"lessonkit.{info.name}")
+        module = importlib.import_module(info.name)
         for name, obj in vars(module).items():
             if not name.startswith("_") and inspect.isfunction(obj) and obj.__module__ == module.__name__:
-                found[f"{info.name}.{name}"] = obj
+                found[f"{short}.{name}"] = obj
     return found
 
 

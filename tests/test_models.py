@@ -8,7 +8,8 @@ import math
 import pytest
 import torch
 
-from lessonkit.models import ModelConfig, catalog_models, find_model, llama_like, module_sizes
+from lessonkit.bytecount import storage_bytes
+from lessonkit.models import ModelConfig, catalog_models, find_model, llama_like
 from lessonkit.transformer import Transformer
 
 # Small shapes of every kind the catalog uses, cheap enough to build for real on a CPU.
@@ -98,9 +99,10 @@ def test_catalog_holds_the_models_the_lesson_names():
 def test_a_real_module_of_the_config_has_exactly_its_tensors(model: ModelConfig):
     net = Transformer(model, dtype=torch.bfloat16, device="meta")  # shapes only: no memory used
     assert {n: tuple(p.shape) for n, p in net.named_parameters()} == dict(model.tensors())
-    sizes = module_sizes(net)
-    assert sizes.n_params == model.n_params and sizes.n_param_tensors == model.n_tensors
-    assert sizes.param_bytes == 2 * model.n_params and sizes.buffer_bytes == 0
+    params = list(net.parameters())  # parameters() skips a tensor it has already yielded (tied embeddings)
+    assert sum(p.numel() for p in params) == model.n_params and len(params) == model.n_tensors
+    # meta tensors hold no memory, so bytecount counts 0: their would-be bytes are elements x element size
+    assert sum(p.numel() * p.element_size() for p in params) == 2 * model.n_params and not list(net.buffers())
 
 
 @pytest.mark.parametrize("kind", sorted(TINY))
@@ -112,7 +114,7 @@ def test_tiny_models_run_and_count_like_their_config(kind):
     loss = net(ids, ids)
     assert loss.shape == () and torch.isfinite(loss)
     assert net(ids).shape == (2, 1, config.vocab_size)
-    assert module_sizes(net).n_params == config.n_params
+    assert storage_bytes(net.parameters()) == 4 * config.n_params  # fp32, each (tied) tensor once
 
 
 def test_linear_params_are_the_layers_weight_matrices():
@@ -151,19 +153,6 @@ def test_llama_like_reproduces_llama_3_1_8b_and_grows_with_the_count():
         assert small.num_layers <= big.num_layers and small.hidden_size <= big.hidden_size
     with pytest.raises(ValueError, match="n_params must be at most"):
         llama_like(1e16)
-
-
-def test_module_sizes_counts_tied_tensors_once_and_buffers_with_their_dtype():
-    net = torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.BatchNorm1d(8), torch.nn.Linear(8, 8))
-    net[2].weight = net[0].weight  # tie two layers' weights
-    sizes = module_sizes(net)
-    assert sizes.n_params == 64 + 8 + 8 + 8 + 8  # one shared weight, two biases, the norm's weight and bias
-    assert sizes.buffer_bytes == 8 * 4 + 8 * 4 + 8  # running mean and variance (fp32), a step count (int64)
-    assert sizes.bytes_by_dtype["int64"] == 8
-    net.requires_grad_(False)
-    assert module_sizes(net).n_trainable == 0
-    with pytest.raises(TypeError, match="module must be a torch.nn.Module"):
-        module_sizes("gpt2")
 
 
 @pytest.mark.parametrize(

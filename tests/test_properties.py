@@ -5,7 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lessonkit.vram import DTYPE_BYTES, UNITS, format_bytes, max_params, to_bytes, weights_bytes
+from lessonkit.units import BYTE_UNITS, DTYPE_BYTES
+from lessonkit.vram import format_bytes, max_params, to_bytes, weights_bytes
 
 params = st.integers(min_value=0, max_value=10**13)
 memories = st.integers(min_value=0, max_value=2**50)
@@ -44,12 +45,12 @@ def test_binary_units_round_trip(n):
     assert to_bytes(n, "GB") == to_bytes(n * 1000, "MB") == n * 10**9
 
 
-@given(st.integers(min_value=0, max_value=2**50), st.sampled_from(sorted(UNITS)))
+@given(st.integers(min_value=0, max_value=2**50), st.sampled_from(sorted(BYTE_UNITS)))
 def test_format_then_read_back(n, unit):
     text = format_bytes(n, unit, digits=6)
     number, shown_unit = text.split()
     assert shown_unit == unit
-    assert abs(to_bytes(float(number), unit) - n) <= 0.5e-6 * UNITS[unit] + 1
+    assert abs(to_bytes(float(number), unit) - n) <= 0.5e-6 * BYTE_UNITS[unit] + 1
 
 
 @given(st.floats(min_value=0, max_value=1e6, allow_nan=False))

@@ -15,7 +15,6 @@ from lessonkit.timing import (
     format_seconds,
     gb_per_s,
     matmul_flops,
-    naive_time,
     speedup,
     tflops,
 )
@@ -31,7 +30,7 @@ def test_benchmark_runs_first_call_warmup_and_repeats(cpu_only):
 
 def test_benchmark_synchronizes_around_every_timed_run(monkeypatch):
     events = []
-    monkeypatch.setattr(timing, "synchronize", lambda dev: events.append(("sync", str(dev))))
+    monkeypatch.setattr(timing, "_synchronize", lambda dev: events.append(("sync", str(dev))))
     benchmark(lambda: events.append(("run", "")), device="cpu", warmup=1, repeats=2, number=1)
     # first call, one warm-up, two samples: each is sync, run, sync
     assert events == [("sync", "cpu"), ("run", ""), ("sync", "cpu")] * 4
@@ -84,12 +83,6 @@ def test_measurement_statistics():
     assert Measurement((1.0,), 1.0, "cpu").iqr == 0.0
     text = str(Measurement((0.0021, 0.0020, 0.0022), 0.5, "cuda", label="matmul"))
     assert text.startswith("matmul: median 2.1 ms") and "3 runs on cuda" in text and "first call 500 ms" in text
-
-
-def test_naive_time_measures_one_call():
-    assert naive_time(lambda: time.sleep(0.01)) >= 0.009
-    with pytest.raises(TypeError, match="fn must be a callable"):
-        naive_time("not a function")
 
 
 def test_matmul_flops():
@@ -164,7 +157,7 @@ def fake_clock(monkeypatch):
     def fake_sync(device):
         clock["now"] += clock["sync_cost"]
 
-    monkeypatch.setattr(timing, "synchronize", fake_sync)
+    monkeypatch.setattr(timing, "_synchronize", fake_sync)
 
     def work(seconds: float):
         def fn():
@@ -187,10 +180,10 @@ def test_samples_grow_until_synchronize_overhead_is_negligible(fake_clock):
     fake_clock["sync_cost"] = 2e-5  # a GPU synchronize costs microseconds
     m = benchmark(fake_clock["work"](1e-5), device="cpu", warmup=2, repeats=3)
     sample = m.number * 1e-5
-    assert sample >= 2e-5 / timing.MAX_OVERHEAD * 0.99  # 20 ms > MIN_SAMPLE_S: overhead decides
-    assert 2e-5 / (sample + 2e-5) <= timing.MAX_OVERHEAD * 1.01
+    assert sample >= 2e-5 / timing._MAX_OVERHEAD * 0.99  # 20 ms > MIN_SAMPLE_S: overhead decides
+    assert 2e-5 / (sample + 2e-5) <= timing._MAX_OVERHEAD * 1.01
     # the per-call figure includes the one synchronize each sample pays, spread over many calls
-    assert m.median == pytest.approx(1e-5, rel=timing.MAX_OVERHEAD * 1.5)
+    assert m.median == pytest.approx(1e-5, rel=timing._MAX_OVERHEAD * 1.5)
 
 
 def test_a_slow_warmup_call_does_not_shrink_the_samples(fake_clock):
@@ -241,7 +234,7 @@ def test_flush_cache_times_each_call_alone_after_a_flush(monkeypatch):
         clock[0] += 0.002 if len(flushed) % 2 else 0.003  # the GPU takes 2 or 3 ms per call
 
     monkeypatch.setattr(timing, "as_device", lambda device: torch.device("cuda"))
-    monkeypatch.setattr(timing, "synchronize", lambda device: None)
+    monkeypatch.setattr(timing, "_synchronize", lambda device: None)
     monkeypatch.setattr(timing, "_timed_once", lambda f, device, number=1: 0.5)
     monkeypatch.setattr(timing.torch, "empty", fake_empty)
     monkeypatch.setattr(timing.torch.cuda, "get_device_properties", lambda d: type("P", (), {"L2_cache_size": 150e6}))
@@ -250,7 +243,7 @@ def test_flush_cache_times_each_call_alone_after_a_flush(monkeypatch):
     assert log[:2] == ["call", "call"]  # the untimed warm-up
     assert log[2:] == ["flush", "event", "call", "event"] * 4
     assert m.samples == pytest.approx((0.002, 0.003, 0.002, 0.003))
-    assert m.number == 1 and m.clock == timing.GPU_CLOCK and m.first_call == 0.5
+    assert m.number == 1 and m.clock == timing._GPU_CLOCK and m.first_call == 0.5
     assert "GPU time, cold L2" in str(m)
 
 
@@ -258,3 +251,21 @@ def test_flush_cache_needs_one_call_per_sample(monkeypatch):
     monkeypatch.setattr(timing, "as_device", lambda device: torch.device("cuda"))
     with pytest.raises(ValueError, match="number must be 1 or None, got 10"):
         benchmark(lambda: None, device="cuda", number=10, flush_cache=True)
+
+
+def test_benchmark_checks_its_device_once(monkeypatch):
+    """benchmark() normalises `device` once at its edge and passes the torch.device inward (lesson 02)."""
+    from lessonkit import device as device_module
+
+    calls = []
+    real = device_module.as_device
+
+    def counted(device):
+        calls.append(device)
+        return real(device)
+
+    monkeypatch.setattr(device_module, "as_device", counted)
+    monkeypatch.setattr(timing, "as_device", counted)
+    m = timing.benchmark(lambda: None, device="cpu", warmup=2, repeats=3)
+    assert calls == ["cpu"]
+    assert m.device == "cpu"

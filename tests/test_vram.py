@@ -7,15 +7,8 @@ import math
 import pytest
 import torch
 
-from lessonkit.vram import (
-    DTYPE_BYTES,
-    UNITS,
-    dtype_bytes,
-    format_bytes,
-    max_params,
-    to_bytes,
-    weights_bytes,
-)
+from lessonkit.units import BYTE_UNITS, DTYPE_BYTES
+from lessonkit.vram import dtype_bytes, format_bytes, max_params, to_bytes, weights_bytes
 
 T4_SMI_BYTES = 15360 * 2**20
 
@@ -58,7 +51,7 @@ def test_max_params_is_the_inverse_of_weights_bytes(dtype):
 
 
 def test_units_and_conversions():
-    assert UNITS["GiB"] == 2**30 and UNITS["GB"] == 10**9 and UNITS["MiB"] == 2**20
+    assert BYTE_UNITS["GiB"] == 2**30 and BYTE_UNITS["GB"] == 10**9 and BYTE_UNITS["MiB"] == 2**20
     assert to_bytes(15360, "MiB") == 16_106_127_360
     assert to_bytes(1.5, "GB") == 1_500_000_000
     assert format_bytes(T4_SMI_BYTES, "GiB") == "15.0 GiB"

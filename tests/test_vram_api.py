@@ -1,19 +1,19 @@
-"""lessonkit.vram's estimating API: estimates, fits, the largest model, bad input, rendering (lesson 07)."""
+"""lessonkit.estimate's API: estimates, fits, the largest model, bad input, rendering (lesson 07)."""
 
 from __future__ import annotations
 
 import math
+import re
+import sys
 
 import pytest
 import torch
 
 import lessonkit.vram as vram
 from lessonkit.bytecount import MemoryTracker, SavedActivations, storage_bytes
-from lessonkit.estimate import MODES
-from lessonkit.gpus import catalog, find_gpu
-from lessonkit.models import find_model, llama_like
-from lessonkit.vram import (
+from lessonkit.estimate import (
     DEFAULT_CUDA_CONTEXT_BYTES,
+    MODES,
     Fit,
     estimate,
     estimate_inference,
@@ -21,18 +21,21 @@ from lessonkit.vram import (
     estimate_training,
     fits,
     largest_model_that_fits,
-    weights_bytes,
+    lora_params,
 )
+from lessonkit.gpus import catalog, find_gpu
+from lessonkit.models import find_model, llama_like
+from lessonkit.vram import weights_bytes
 
 T4 = find_gpu("T4")
 
 
-def test_foundation_and_estimator_names_are_all_importable_from_vram():
-    for name in vram.__all__:
-        assert getattr(vram, name) is not None
-    assert "largest_model_that_fits" in dir(vram) and "DTYPE_BYTES" in dir(vram)
-    with pytest.raises(AttributeError, match="has no attribute 'nope'"):
-        vram.nope  # noqa: B018
+def test_each_estimator_name_has_one_home():
+    # lesson 03's vram no longer hands out lesson 07's estimator: each name is imported from its owner
+    for name in ("estimate", "fits", "Fit", "largest_model_that_fits", "DEFAULT_CUDA_CONTEXT_BYTES"):
+        assert not hasattr(vram, name), f"lessonkit.vram.{name} should not exist"
+    with pytest.raises(AttributeError, match="has no attribute 'fits'"):
+        vram.fits  # noqa: B018
 
 
 def test_inference_parts_for_llama_3_1_8b():
@@ -96,7 +99,7 @@ def test_lora_needs_far_less_than_full_fine_tuning():
     lora = estimate_lora("llama-3.1-8b", base_dtype="bf16", seq_len=512)
     qlora = estimate_lora("llama-3.1-8b", base_dtype="int4", seq_len=512)
     assert qlora.total < lora.total < full.total / 3
-    assert lora.moments["optimizer step"]["adapters"] == 4 * vram.lora_params(find_model("llama-3.1-8b"), 16)
+    assert lora.moments["optimizer step"]["adapters"] == 4 * lora_params(find_model("llama-3.1-8b"), 16)
     q_only = estimate_lora("llama-3.1-8b", targets=("q", "v"), seq_len=512)
     assert q_only.moments["optimizer step"]["adapters"] < lora.moments["optimizer step"]["adapters"]
 
@@ -161,7 +164,7 @@ def test_module_without_a_known_shape_counts_weights_and_says_so():
 @pytest.mark.parametrize(
     "call, error, words",
     [
-        (lambda: estimate_inference("gpt2", dtype="float16"), ValueError, r"dtype must be one of \['fp32'"),
+        (lambda: estimate_inference("gpt2", dtype="float16"), ValueError, r"dtype must be one of \['fp16', 'bf16'"),
         (lambda: estimate_inference("gpt2", kv_dtype="int2"), ValueError, "kv_dtype must be one of"),
         (lambda: estimate_inference("gpt2", seq_len=0), ValueError, "seq_len must be greater than 0"),
         (lambda: estimate_inference("gpt2", batch=1.5), TypeError, "batch must be an integer"),
@@ -170,14 +173,14 @@ def test_module_without_a_known_shape_counts_weights_and_says_so():
         (lambda: estimate_inference(None), TypeError, "model must be a number"),
         (lambda: estimate_training("gpt2", precision="amp"), ValueError, "precision must be one of"),
         (lambda: estimate_training("gpt2", optimizer="lion"), ValueError, "optimizer must be one of"),
-        (lambda: estimate_training("gpt2", cuda_context=-1), ValueError, "cuda_context must be 0 or more"),
+        (lambda: estimate_training("gpt2", cuda_context_bytes=-1), ValueError, "cuda_context_bytes must be 0 or more"),
         (lambda: estimate_lora("gpt2", base_dtype="fp32"), ValueError, "base_dtype must be one of"),
         (lambda: estimate_lora("gpt2", rank=0), ValueError, "rank must be greater than 0"),
         (lambda: estimate_lora("gpt2", targets=("q", "w")), ValueError, "targets must be a non-empty list"),
         (lambda: estimate_lora("gpt2", targets="q"), ValueError, "targets must be a non-empty list"),
         (lambda: estimate("gpt2", mode="train"), ValueError, r"mode must be one of \['inference', 'lora', 'full'\]"),
         (lambda: estimate("gpt2", mode="full", dtype="int4"), ValueError, "dtype must be one of"),
-        (lambda: fits("16 GB", "T4"), TypeError, "estimate must be an Estimate"),
+        (lambda: fits("16 GB", "T4"), TypeError, "result must be an Estimate"),
         (lambda: fits(estimate_inference("gpt2"), "Voodoo"), ValueError, "not in the GPU catalog"),
         (lambda: largest_model_that_fits(-1), ValueError, "gpu must be 0 or more"),
         (lambda: largest_model_that_fits("T4", mode="serve"), ValueError, "mode must be one of"),
@@ -226,3 +229,70 @@ def test_llama_like_is_only_used_for_shape_when_counting():
     est = estimate_training(3_000_000_000, precision="fp32", optimizer="sgd", seq_len=128)
     assert est.moments["optimizer step"]["weights"] == 12_000_000_000
     assert shape.n_params >= 3e9
+
+
+def test_one_table_of_memory_parts_names_and_colours_every_part():
+    from lessonkit.memparts import PARTS
+
+    est = estimate_training("gpt2", checkpointing=True)
+    qlora = estimate_lora("gpt2", base_dtype="int4")
+    used = {k for e in (est, qlora, estimate_inference("gpt2", dtype="int8")) for m in e.moments.values() for k in m}
+    assert used <= set(PARTS)
+    assert all(p.label and re.fullmatch(r"#[0-9a-f]{6}", p.colour) for p in PARTS.values())
+    assert len({p.colour for p in PARTS.values()}) == len(PARTS)  # no two parts look alike in a plot
+    assert [row[0] for row in est.rows()[:-1]] == [PARTS[k].label for k in est.breakdown]
+
+
+def test_lora_targets_and_mode_dtypes_are_defined_once():
+    import lessonkit.calculator as calculator
+    import lessonkit.estimate as estimate_pkg
+    import lessonkit.memparts as memparts
+    import lessonkit.transformer as transformer
+
+    assert transformer.LORA_TARGETS is memparts.LORA_TARGETS is estimate_pkg.LORA_TARGETS
+    assert calculator.MODE_DTYPES is estimate_pkg.MODE_DTYPES
+    assert set(estimate_pkg.TRAINING_RECIPES) == {"fp32", "bf16", "fp16", "mixed_bf16", "mixed_fp16"}
+    assert not hasattr(estimate_pkg, "PRECISIONS")  # gpus.PRECISIONS is a tuple of peak keys, another thing
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: estimate_inference("llama-3.1-8b", dtype="int4"),
+        lambda: estimate_lora("llama-3.1-8b", base_dtype="int4", checkpointing=True),
+        lambda: estimate_training("llama-3.1-8b", precision="mixed_bf16"),
+        lambda: estimate("llama-3.1-8b", "full", "bf16"),
+    ],
+)
+def test_each_choice_is_checked_once_at_the_public_edge(monkeypatch, call):
+    import lessonkit._checks as checks
+
+    find_model("llama-3.1-8b")  # the catalog is read (and checked) once, before counting
+    checked = []
+    real = checks.check_choice
+
+    def counting(name, value, choices):
+        checked.append(name)
+        return real(name, value, choices)
+
+    for module in [m for name, m in sys.modules.items() if name.startswith("lessonkit")]:
+        if getattr(module, "check_choice", None) is real:
+            monkeypatch.setattr(module, "check_choice", counting)
+    call()
+    assert checked and len(checked) == len(set(checked)), checked  # before: "dtype" 227 times for int4
+
+
+def test_largest_model_that_fits_checks_its_options_once(monkeypatch):
+    import lessonkit._checks as checks
+
+    real, seen = checks.check_number, []
+
+    def counting(name, value, **kw):
+        seen.append(name)
+        return real(name, value, **kw)
+
+    for module in [m for name, m in sys.modules.items() if name.startswith("lessonkit.estimate")]:
+        if getattr(module, "check_number", None) is real:
+            monkeypatch.setattr(module, "check_number", counting)
+    assert largest_model_that_fits("T4", mode="lora", dtype="int4", seq_len=512) > 0
+    assert seen.count("seq_len") == 1 and seen.count("model") == 0, seen

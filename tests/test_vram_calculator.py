@@ -20,9 +20,9 @@ from lessonkit.calculator import (  # noqa: E402
     plot_breakdown,
     this_machine,
 )
+from lessonkit.estimate import estimate, fits  # noqa: E402
 from lessonkit.gpus import find_gpu  # noqa: E402
 from lessonkit.models import catalog_models, find_model  # noqa: E402
-from lessonkit.vram import estimate, fits  # noqa: E402
 
 
 def test_fit_table_marks_each_model_and_gpu():
@@ -157,8 +157,10 @@ def test_without_a_cuda_gpu_the_calculator_offers_only_the_catalog(cpu_only):
 
 
 def test_an_apple_gpu_is_not_offered_as_a_budget(monkeypatch):
-    info = device.DeviceInfo("mps", "Apple silicon GPU", 24 * 2**30, 22 * 2**30, None, None, None, "2.13.0")
-    monkeypatch.setattr(device, "describe_device", lambda d=None: info)
+    import lessonkit.calculator.budget as budget
+
+    memory = device.DeviceMemory("mps", "Apple silicon GPU", 24 * 2**30, 22 * 2**30)
+    monkeypatch.setattr(budget, "device_memory", lambda d=None: memory)
     here = this_machine()
     assert not here and "Apple-silicon GPU" in here.reason
 
@@ -176,7 +178,7 @@ def test_a_budget_given_by_hand_agrees_with_fits_for_every_model():
 
 
 def max_params_that_fit(memory, mode, dtype, **options):
-    from lessonkit.vram import largest_model_that_fits
+    from lessonkit.estimate import largest_model_that_fits
 
     return largest_model_that_fits(memory, mode=mode, dtype=dtype, **options)
 

@@ -24,10 +24,16 @@ from lessonkit.bytecount import (
     peak_bytes,
     storage_bytes,
 )
-from lessonkit.estimate import BNB_BLOCK, BNB_MIN_8BIT_SIZE, INT4_SCALE_BYTES_PER_WEIGHT
+from lessonkit.estimate import (
+    BNB_BLOCK,
+    BNB_MIN_8BIT_SIZE,
+    INT4_SCALE_BYTES_PER_WEIGHT,
+    estimate_lora,
+    estimate_training,
+    lora_params,
+)
 from lessonkit.models import find_model
 from lessonkit.transformer import LORA_TARGETS, Transformer, add_lora
-from lessonkit.vram import estimate_lora, estimate_training, lora_params
 from tests.test_models import TINY
 
 DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16}
@@ -76,7 +82,7 @@ def test_weights_gradients_and_optimizer_state_match_exactly(kind, optimizer, dt
     assert step["weights"] == parameter_bytes(model)  # parameters and buffers, with their real dtypes
     assert step["gradients"] == gradient_bytes(model)
     # Counted per tensor: moments, momentum buffers and Adam's float32 `step` counter, one per parameter.
-    assert step["optimizer_state"] == optimizer_state_bytes(opt)
+    assert step["optimizer_state"] == sum(optimizer_state_bytes(opt).values())
     assert step["master_weights"] == 0
 
 
@@ -99,7 +105,7 @@ def test_mixed_precision_built_explicitly_matches(dtype):
     assert step["gradients"] == gradient_bytes(model)
     assert step["master_weights"] == storage_bytes(masters)
     assert step["master_gradients"] == storage_bytes(m.grad for m in masters)
-    assert step["optimizer_state"] == optimizer_state_bytes(opt)
+    assert step["optimizer_state"] == sum(optimizer_state_bytes(opt).values())
     # Transformer Math 101's 16 bytes per parameter: 2 + 2 + 4 + 4 + 4 (plus Adam's step counters).
     persistent = step["weights"] + step["gradients"] + step["master_weights"] + step["optimizer_state"]
     assert persistent == 16 * model.config.n_params + 4 * model.config.n_tensors
@@ -157,7 +163,7 @@ def test_lora_adapters_their_gradients_and_state_match(targets):
     assert from_module["adapters"] == storage_bytes(trainable) == from_config["adapters"]
     assert from_module["weights"] == parameter_bytes(model) - storage_bytes(trainable) == from_config["weights"]
     assert from_module["gradients"] == gradient_bytes(model) == from_config["gradients"]
-    assert from_module["optimizer_state"] == optimizer_state_bytes(opt) == from_config["optimizer_state"]
+    assert from_module["optimizer_state"] == sum(optimizer_state_bytes(opt).values()) == from_config["optimizer_state"]
 
 
 def test_int4_base_keeps_embeddings_in_16_bits_and_adds_scales():
@@ -228,7 +234,7 @@ def whole_step(model, opt, ids):
 
     step()  # the first step creates the optimizer state; the estimate is for the steps after it
     model.zero_grad(set_to_none=True)
-    before = parameter_bytes(model) + optimizer_state_bytes(opt)
+    before = parameter_bytes(model) + sum(optimizer_state_bytes(opt).values())
     _, peak = peak_bytes(step, "cpu")
     return before + peak
 
@@ -258,7 +264,7 @@ def test_whole_training_step_peak_matches(kind, dtype, optimizer, batch, seq, ch
         seq_len=seq,
         batch=batch,
         checkpointing=checkpointing,
-        cuda_context=0,
+        cuda_context_bytes=0,
     )
     assert abs(est.total - measured) <= 0.01 * measured, (est.peak_moment, est.total, measured)
 
@@ -270,8 +276,8 @@ def test_inference_peak_matches_reading_a_prompt():
     cache = model.new_cache(2, 40)
     _, peak = peak_bytes(lambda: model.prefill(ids, cache), "cpu")
     measured = parameter_bytes(model) + storage_bytes([cache]) + peak
-    from lessonkit.vram import estimate_inference
+    from lessonkit.estimate import estimate_inference
 
-    est = estimate_inference(model, dtype="bf16", seq_len=40, batch=2, cuda_context=0)
+    est = estimate_inference(model, dtype="bf16", seq_len=40, batch=2, cuda_context_bytes=0)
     assert est.breakdown["kv_cache"] == storage_bytes([cache])
     assert abs(est.total - measured) <= 0.01 * measured

@@ -11,9 +11,9 @@ import torch
 import lessonkit.device as device
 from lessonkit import doctor
 from lessonkit.calculator import THIS_MACHINE, Calculator, fit_table, models_that_fit, this_machine
+from lessonkit.estimate import estimate, fits
 from lessonkit.models import find_model
 from lessonkit.timing import matmul_sizes_that_fit
-from lessonkit.vram import estimate, fits
 
 MIB = 2**20
 FREE = 300 * MIB
@@ -65,7 +65,7 @@ def test_bad_plans_name_the_argument(kwargs, error, words):
 
 
 def test_doctor_benchmarks_only_sizes_that_fit(crowded_t4):
-    jobs = doctor.benchmark_jobs(torch.device("cuda"), doctor.FULL, cpu_free=None, device_free=FREE)
+    jobs = doctor._benchmark_jobs(torch.device("cuda"), doctor._FULL, cpu_free=None, device_free=FREE)
     for _where, dtype, n in jobs:
         if n is not None:
             assert 3 * n * n * (2 if dtype == "fp16" else 4) <= FREE / 2
@@ -107,10 +107,10 @@ def test_calculator_offers_this_machine_and_says_why_the_default_does_not_fit(cr
 
 
 def test_what_fits_in_300_mib_is_chosen_and_the_rest_skipped_with_reasons(crowded_t4):
-    plan = models_that_fit("inference", "int4", seq_len=512, cuda_context=0)
+    plan = models_that_fit("inference", "int4", seq_len=512, cuda_context_bytes=0)
     assert plan.fit == ("GPT-2 124M",)  # 0.14 GiB of int4 weights, cache and buffers
-    gpt2 = estimate("gpt2", "inference", "int4", seq_len=512, cuda_context=0)
-    assert gpt2.total <= FREE < estimate("qwen2.5-0.5b", "inference", "int4", seq_len=512, cuda_context=0).total
+    gpt2 = estimate("gpt2", "inference", "int4", seq_len=512, cuda_context_bytes=0)
+    assert gpt2.total <= FREE < estimate("qwen2.5-0.5b", "inference", "int4", seq_len=512, cuda_context_bytes=0).total
     assert set(plan.skipped) == {m for m in (n.name for n in _catalog()) if m != "GPT-2 124M"}
     assert plan.skipped["Qwen2.5 0.5B"] == (
         "needs 0.46 GiB (weights 0.42 GiB + quantisation scales 0.02 GiB + temporary buffers 0.02 GiB + "
@@ -129,7 +129,7 @@ def test_fit_table_gets_a_column_for_this_machine(crowded_t4):
         "this_machine: Tesla T4, 0.29 GiB (300 MiB) free now of 14.75 GiB"
         " (the CUDA context already exists here, so this column leaves it out)"
     )
-    lean = fit_table("inference", "int4", models=["gpt2"], gpus=[THIS_MACHINE], seq_len=512, cuda_context=0)
+    lean = fit_table("inference", "int4", models=["gpt2"], gpus=[THIS_MACHINE], seq_len=512, cuda_context_bytes=0)
     assert lean.verdict(0, lean.gpus[0]) == "yes"
 
 

@@ -39,7 +39,7 @@ def test_synchronize_and_benchmark_wait_for_mps_not_cuda(mac):
 
 def test_mps_memory_is_reported_as_unified(mac):
     info = describe_device()
-    assert (info.kind, info.total_memory, info.free_memory) == ("mps", 24 * GIB, 22 * GIB)
+    assert (info.kind, info.total_bytes, info.free_bytes) == ("mps", 24 * GIB, 22 * GIB)
     assert "unified memory" in str(info) and "24.0 GiB (25.8 GB)" in str(info)
 
 
@@ -47,5 +47,5 @@ def test_older_torch_without_mps_memory_queries(mac, monkeypatch):
     monkeypatch.delattr(torch.mps, "recommended_max_memory", raising=False)
     monkeypatch.delattr(torch.mps, "driver_allocated_memory", raising=False)
     info = describe_device("mps")
-    assert info.total_memory is None and "Total memory  unknown" in str(info)
+    assert info.total_bytes is None and "Total memory  unknown" in str(info)
     assert device.as_device("mps").type == "mps"

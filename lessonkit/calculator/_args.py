@@ -1,0 +1,56 @@
+"""Argument readers and option wording shared by the calculator's modules (lesson 07)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from lessonkit.calculator.budget import THIS_MACHINE, MachineBudget, this_machine
+from lessonkit.gpus import GpuSpec, find_gpu
+
+
+def items(name: str, values: Any, example: str) -> list[Any]:
+    """`values` as a list (None: empty), or a TypeError naming the argument `name` (lesson 07)."""
+    if values is None:
+        return []
+    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+        raise TypeError(f"{name} must be a list such as {example}, got {type(values).__name__} {values!r}")
+    return list(values)
+
+
+def entry(name: str, value: Any, kind: type, find: Any) -> Any:
+    """A catalog entry of `kind`, given as one or by its name; errors name the argument `name` (lesson 07)."""
+    if isinstance(value, kind):
+        return value
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must hold {kind.__name__}s or their names, got {type(value).__name__} {value!r}")
+    try:
+        return find(value)
+    except ValueError as exc:
+        raise ValueError(f"{name}: {exc}") from None
+
+
+def gpu_entry(value: Any) -> GpuSpec | MachineBudget:
+    """A catalog GPU, or this machine's free memory ("this_machine"); errors name the argument gpus (lesson 07)."""
+    if isinstance(value, str) and value == THIS_MACHINE:
+        value = this_machine()
+    if isinstance(value, MachineBudget):
+        if not value:
+            raise ValueError(f"gpus: {THIS_MACHINE!r} needs a CUDA GPU, and there is none. {value}")
+        return value
+    return entry("gpus", value, GpuSpec, find_gpu)
+
+
+def describe(options: dict[str, Any]) -> str:
+    """The options of an estimate in words, e.g. ' (4096 tokens, activation checkpointing)' (lesson 07)."""
+    parts = []
+    for key, value in options.items():
+        if key == "seq_len":
+            parts.append(f"{value} tokens")
+        elif key == "checkpointing":
+            parts.append("activation checkpointing" if value else "no checkpointing")
+        elif key == "cuda_context_bytes" and value == 0:
+            parts.append("CUDA context left out")
+        else:
+            parts.append(f"{key.replace('_', ' ')} {value}")
+    return f" ({', '.join(parts)})" if parts else ""

@@ -1,0 +1,84 @@
+"""The memory free now on this machine's CUDA GPU, as a budget like a catalog GPU's (lesson 07)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from lessonkit._checks import check_bytes
+from lessonkit.device import device_memory
+from lessonkit.vram import format_bytes
+
+THIS_MACHINE = "this_machine"  # the calculator's and fit table's name for this machine's CUDA GPU
+
+
+@dataclass(frozen=True)
+class MachineBudget:
+    """The memory free now on this machine's CUDA GPU, a budget like a catalog GPU's (lesson 07).
+
+    False like a bool when there is none (no CUDA GPU here: `reason` says why). The free figure is
+    torch.cuda.mem_get_info's, read after this process's CUDA context exists, so the context is already
+    taken from it: estimates checked against this machine leave their CUDA context out (cuda_context_bytes=0).
+    """
+
+    gpu_name: str | None
+    free_bytes: int | None
+    total_bytes: int | None = None
+    reason: str | None = None
+    key: str = THIS_MACHINE
+
+    @classmethod
+    def given(cls, free_bytes: Any) -> MachineBudget:
+        """A budget of `free_bytes` given by hand (a number of bytes or a size such as '300MiB') (lesson 07)."""
+        return cls(None, check_bytes("free_bytes", free_bytes))
+
+    def __bool__(self) -> bool:
+        return self.free_bytes is not None
+
+    @property
+    def context_in_use(self) -> bool:
+        """True when read from this process's GPU: its CUDA context exists, so estimates leave it out (lesson 07)."""
+        return self.gpu_name is not None
+
+    @property
+    def usable_bytes(self) -> int:
+        """The budget in bytes: the free memory (0 when there is none) (lesson 07)."""
+        return self.free_bytes or 0
+
+    @property
+    def name(self) -> str:
+        """E.g. 'Tesla T4 (free now)', as fits() and the plots name a GPU (lesson 07)."""
+        if not self:
+            return "no CUDA GPU here"
+        return "the budget given" if self.gpu_name is None else f"{self.gpu_name} (free now)"
+
+    @property
+    def summary(self) -> str:
+        """E.g. 'Tesla T4, 0.29 GiB (300 MiB) free now of 14.75 GiB', or why there is no budget (lesson 07)."""
+        if not self:
+            return f"no CUDA GPU here: {self.reason}"
+        free = f"{format_bytes(self.usable_bytes, 'GiB', 2)} ({format_bytes(self.usable_bytes, 'MiB', 0)})"
+        if self.gpu_name is None:
+            return f"a budget of {free}, given by hand"
+        total = "" if self.total_bytes is None else f" of {format_bytes(self.total_bytes, 'GiB', 2)}"
+        return f"{self.gpu_name}, {free} free now{total}"
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def __str__(self) -> str:
+        if not self:
+            return f"No CUDA GPU here: {self.reason}"
+        return "A" + self.summary[1:] if self.gpu_name is None else f"This machine: {self.summary}"
+
+
+def this_machine(device: Any = None) -> MachineBudget:
+    """The memory free now on this machine's CUDA GPU (default: the best device), or why there is none (lesson 07)."""
+    memory = device_memory(device)  # from torch.cuda.mem_get_info: starts no nvidia-smi
+    if memory.kind != "cuda" or memory.free_bytes is None:
+        why = {
+            "cpu": "PyTorch sees no CUDA GPU, so there is no GPU memory to compare with (this runs on the CPU)",
+            "mps": "this is an Apple-silicon GPU, whose memory is shared with the CPU; the budget is for CUDA GPUs",
+        }.get(memory.kind, "PyTorch could not say how much memory is free on this GPU")
+        return MachineBudget(None, None, reason=why)
+    return MachineBudget(memory.name, memory.free_bytes, memory.total_bytes)

@@ -1,0 +1,207 @@
+"""Which models fit on which GPUs (FitTable), and which fit in the memory free now (ModelPlan) (lesson 07)."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from lessonkit._checks import check_choice
+from lessonkit.calculator._args import describe, entry, gpu_entry, items
+from lessonkit.calculator.budget import MachineBudget, this_machine
+from lessonkit.estimate import (
+    MODE_DTYPES,
+    MODE_LABELS,
+    MODES,
+    Estimate,
+    Fit,
+    fits,
+    largest_model_that_fits,
+    plan_estimate,
+)
+from lessonkit.gpus import GpuSpec, catalog
+from lessonkit.memparts import PARTS
+from lessonkit.models import ModelConfig, catalog_models, find_model
+from lessonkit.vram import format_bytes
+
+TIGHT = 0.05  # a fit with less than 5% of the GPU's memory to spare is marked "tight"
+
+
+@dataclass(frozen=True)
+class FitTable:
+    """Rows of models, columns of GPUs: does each model fit, for one mode and dtype (lesson 07)."""
+
+    mode: str
+    dtype: str
+    models: tuple[ModelConfig, ...]
+    gpus: tuple[GpuSpec | MachineBudget, ...]
+    needed: tuple[int, ...]  # bytes per model
+    options: dict[str, Any]
+    context: tuple[int, ...] = ()  # bytes of CUDA context in each estimate
+
+    def verdict(self, i: int, gpu: GpuSpec | MachineBudget) -> str:
+        """'yes', 'tight' (fits with under 5% of the memory to spare) or '-' for model i on `gpu` (lesson 07)."""
+        needed = self.needed[i]
+        if isinstance(gpu, MachineBudget) and gpu.context_in_use and self.context:
+            needed -= self.context[i]
+        margin = gpu.usable_bytes - needed
+        if margin < 0:
+            return "-"
+        return "tight" if margin < TIGHT * gpu.usable_bytes else "yes"
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def __str__(self) -> str:
+        width = max(len(g.key) for g in self.gpus) + 2
+        head = f"{'model':<20}{'needs':>11}  " + "".join(f"{g.key:>{width}}" for g in self.gpus)
+        lines = [f"{MODE_LABELS[self.mode]}, {self.dtype}{describe(self.options)}", head]
+        for i, m in enumerate(self.models):
+            marks = "".join(f"{self.verdict(i, g):>{width}}" for g in self.gpus)
+            lines.append(f"{m.name:<20}{format_bytes(self.needed[i], 'GiB', 1):>11}  {marks}")
+        return "\n".join(lines + self._footnotes())
+
+    def _footnotes(self) -> list[str]:
+        return [
+            f"{g.key}: {g.summary}"
+            + (" (the CUDA context already exists here, so this column leaves it out)" if g.context_in_use else "")
+            for g in self.gpus
+            if isinstance(g, MachineBudget)
+        ]
+
+    def _repr_html_(self) -> str:
+        head = "".join(f"<th>{html.escape(g.key)}</th>" for g in self.gpus)
+        colours = {"yes": "#d9f2d9", "tight": "#fff2cc", "-": "#ffffff"}
+        rows = []
+        for i, m in enumerate(self.models):
+            cells = "".join(
+                f"<td style='background:{colours[v]}'>{v}</td>" for v in (self.verdict(i, g) for g in self.gpus)
+            )
+            need = format_bytes(self.needed[i], "GiB", 1)
+            rows.append(f"<tr><td style='text-align:left'>{html.escape(m.name)}</td><td>{need}</td>{cells}</tr>")
+        title = html.escape(f"{MODE_LABELS[self.mode]}, {self.dtype}{describe(self.options)}")
+        return (
+            f"<p><b>{title}</b></p><table><tr><th style='text-align:left'>model</th><th>needs</th>{head}</tr>"
+            + "".join(rows)
+            + "</table>"
+            + "".join(f"<p>{html.escape(note)}</p>" for note in self._footnotes())
+        )
+
+
+def fit_table(
+    mode: str = "inference",
+    dtype: str = "fp16",
+    models: Sequence[ModelConfig | str] | None = None,
+    gpus: Sequence[GpuSpec | MachineBudget | str] | None = None,
+    **options: Any,
+) -> FitTable:
+    """Estimate every model (default: the catalog) in one mode and dtype, and mark which GPUs hold it (lesson 07).
+
+    gpus may include "this_machine" (or this_machine()): the memory free now on this machine's CUDA GPU.
+    """
+    check_choice("mode", mode, MODES)
+    check_choice("dtype", dtype, MODE_DTYPES[mode])
+    chosen = tuple(entry("models", m, ModelConfig, find_model) for m in items("models", models, "['gpt2']"))
+    gpu_specs = tuple(gpu_entry(g) for g in items("gpus", gpus, "['T4']"))
+    chosen, gpu_specs = chosen or catalog_models(), gpu_specs or catalog()
+    job = plan_estimate(mode, dtype, **options)  # the options, checked once for every model
+    estimates = [job.of(m) for m in chosen]
+    needed = tuple(e.total for e in estimates)
+    context = tuple(e.breakdown.get("cuda_context", 0) for e in estimates)
+    return FitTable(mode, dtype, chosen, gpu_specs, needed, dict(options), context)
+
+
+@dataclass(frozen=True)
+class ModelPlan:
+    """Which models fit in a budget (this machine's free memory), and why the others are skipped (lesson 07)."""
+
+    budget: MachineBudget
+    mode: str
+    dtype: str
+    options: dict[str, Any]
+    fit: tuple[str, ...]  # model names
+    skipped: dict[str, str]  # model name -> why it does not fit
+    largest: int | None  # parameters of the largest Llama-3-style model that fits; None: no budget
+
+    @classmethod
+    def build(
+        cls, budget: MachineBudget, mode: str, dtype: str, chosen: Sequence[ModelConfig], options: dict[str, Any]
+    ) -> ModelPlan:
+        """Estimate each of the `chosen` models and sort them into fit and skipped (lesson 07)."""
+        job = plan_estimate(mode, dtype, **options)  # checks the options, budget or not
+        if not budget:
+            return cls(budget, mode, dtype, dict(options), (), {}, None)
+        fit, skipped = [], {}
+        for m in chosen:
+            est = job.of(m)
+            verdict = fits(est, budget.usable_bytes)
+            if verdict:
+                fit.append(m.name)
+            else:
+                skipped[m.name] = _why(est, verdict)
+        largest = largest_model_that_fits(budget.usable_bytes, mode=mode, dtype=dtype, **options)
+        return cls(budget, mode, dtype, dict(options), tuple(fit), skipped, largest)
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def lines(self) -> list[str]:
+        """The plan as plain sentences, one a line (lesson 07)."""
+        job = f"{MODE_LABELS[self.mode]}, {self.dtype}{describe(self.options)}"
+        if not self.budget:
+            return [f"{self.budget}.", f"Nothing to check {job} against here: compare with a catalog GPU instead."]
+        lines = [f"{self.budget}.", f"{job}: fits here: {', '.join(self.fit) or 'none'}"]
+        lines += [f"skipped {name} {self.dtype}: {why}" for name, why in self.skipped.items()]
+        if self.largest:
+            lines.append(f"largest Llama-3-style model that fits: {self.largest / 1e9:.2f} billion parameters")
+        else:
+            lines.append(
+                "no model of any size fits: close other notebooks or programs that use this GPU "
+                "(nvidia-smi lists them), or use another GPU"
+            )
+        return lines
+
+    def __str__(self) -> str:
+        return "\n".join(self.lines())
+
+    def _repr_html_(self) -> str:
+        head, *rest = self.lines()
+        return f"<p><b>{html.escape(head)}</b></p><ul>" + "".join(f"<li>{html.escape(r)}</li>" for r in rest) + "</ul>"
+
+
+def _why(est: Estimate, fit: Fit) -> str:
+    """'needs 16.27 GiB: weights 14.96 GiB + ... ; only 0.29 GiB free, 15.98 GiB short', largest parts first."""
+    parts = sorted(est.breakdown.items(), key=lambda kv: -kv[1])
+    listed = " + ".join(f"{PARTS[k].label} {format_bytes(v, 'GiB', 2)}" for k, v in parts)
+    return (
+        f"needs {format_bytes(fit.needed, 'GiB', 2)} ({listed}), only {format_bytes(fit.available, 'GiB', 2)} "
+        f"free: {format_bytes(-fit.margin, 'GiB', 2)} short"
+    )
+
+
+def models_that_fit(
+    mode: str = "inference",
+    dtype: str = "fp16",
+    models: Sequence[ModelConfig | str] | None = None,
+    *,
+    free_bytes: float | str | None = None,
+    device: Any = None,
+    **options: Any,
+) -> ModelPlan:
+    """Which models (default: the catalog) fit in the memory free now on this CUDA GPU, and why not (lesson 07).
+
+    free_bytes: a budget given by hand (bytes, or a size such as '300MiB') instead of asking `device`.
+    Options go to the estimate (seq_len, batch, checkpointing, cuda_context_bytes, ...). Asking `device` leaves
+    the CUDA context out unless cuda_context_bytes is given: it already exists, so the free figure is net of it.
+    Without a CUDA GPU the plan is empty and says why.
+    """
+    check_choice("mode", mode, MODES)
+    check_choice("dtype", dtype, MODE_DTYPES[mode])
+    chosen = tuple(entry("models", m, ModelConfig, find_model) for m in items("models", models, "['gpt2']"))
+    if free_bytes is not None and device is not None:
+        raise ValueError(f"give free_bytes or device, not both: got free_bytes={free_bytes!r}, device={device!r}")
+    budget = this_machine(device) if free_bytes is None else MachineBudget.given(free_bytes)
+    if budget.context_in_use:
+        options.setdefault("cuda_context_bytes", 0)
+    return ModelPlan.build(budget, mode, dtype, chosen or catalog_models(), options)

@@ -1,0 +1,85 @@
+"""VRAM estimates for inference, LoRA and full fine-tuning, part by part, and whether they fit (lesson 07).
+
+Each estimate follows one step of real work and asks what is in GPU memory at its busiest moment:
+
+- inference reads a prompt (the prefill): weights + KV cache + the largest temporaries;
+- training has two candidate peaks. At the start of the backward pass memory holds the weights,
+  the optimizer state and every saved activation, plus the loss's fp32 logit gradients. By the
+  optimizer step the activations are gone but every gradient exists, plus the optimizer's scratch
+  space. The estimate is the larger of the two, and `Estimate.moments` shows both.
+
+The CUDA context (the driver's own memory, never reported by PyTorch's allocator) is added as a
+stated constant. `model` may be a catalog name, a ModelConfig, a bare parameter count or a real
+`torch.nn.Module`; see `resolve_model`.
+
+The modules, one job each: choices (modes, dtypes, optimizers, training recipes, constants),
+results (Estimate, Fit), resolve (model resolution), inference, lora and training (one estimator
+per mode; each checks its arguments once in a *Job, then computes without checking again) and
+fitting (estimate by mode, fits, largest_model_that_fits). The parts of memory, with their labels
+and colours, are lessonkit.memparts.PARTS. Everything public is importable from here.
+"""
+
+from __future__ import annotations
+
+from lessonkit.estimate.choices import (
+    ADAM_STEP_BYTES,
+    ADAPTER_DTYPES,
+    BNB_BLOCK,
+    BNB_MIN_8BIT_SIZE,
+    DEFAULT_CUDA_CONTEXT_BYTES,
+    DEFAULT_INFERENCE_TOKENS,
+    DEFAULT_TRAINING_TOKENS,
+    FLOAT_DTYPES,
+    INT4_SCALE_BYTES_PER_WEIGHT,
+    INT8_SCALE_BYTES_PER_ROW,
+    MODE_DTYPES,
+    MODE_LABELS,
+    MODES,
+    OPTIMIZERS,
+    QUANTIZED_DTYPES,
+    TRAINING_RECIPES,
+)
+from lessonkit.estimate.fitting import estimate, fits, gpu_memory, largest_model_that_fits, plan_estimate
+from lessonkit.estimate.inference import InferenceJob, estimate_inference
+from lessonkit.estimate.lora import LoraJob, estimate_lora
+from lessonkit.estimate.resolve import check_targets, lora_params, resolve_model
+from lessonkit.estimate.results import Estimate, Fit
+from lessonkit.estimate.training import TrainingJob, estimate_training
+from lessonkit.memparts import LORA_TARGETS, PARTS
+
+__all__ = [
+    "ADAM_STEP_BYTES",
+    "ADAPTER_DTYPES",
+    "BNB_BLOCK",
+    "BNB_MIN_8BIT_SIZE",
+    "DEFAULT_CUDA_CONTEXT_BYTES",
+    "DEFAULT_INFERENCE_TOKENS",
+    "DEFAULT_TRAINING_TOKENS",
+    "FLOAT_DTYPES",
+    "INT4_SCALE_BYTES_PER_WEIGHT",
+    "INT8_SCALE_BYTES_PER_ROW",
+    "LORA_TARGETS",
+    "MODES",
+    "MODE_DTYPES",
+    "MODE_LABELS",
+    "OPTIMIZERS",
+    "PARTS",
+    "QUANTIZED_DTYPES",
+    "TRAINING_RECIPES",
+    "Estimate",
+    "Fit",
+    "InferenceJob",
+    "LoraJob",
+    "TrainingJob",
+    "check_targets",
+    "estimate",
+    "estimate_inference",
+    "estimate_lora",
+    "estimate_training",
+    "fits",
+    "gpu_memory",
+    "largest_model_that_fits",
+    "lora_params",
+    "plan_estimate",
+    "resolve_model",
+]

@@ -1,0 +1,133 @@
+"""What one training step holds, shared by full fine-tuning and LoRA; takes values already checked (lesson 07)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from lessonkit import memparts
+from lessonkit._checks import check_choice, check_number
+from lessonkit.estimate.choices import ADAM_STEP_BYTES, BNB_BLOCK, BNB_MIN_8BIT_SIZE, OPTIMIZERS
+from lessonkit.estimate.resolve import Subject, Tensor, resolve_model
+from lessonkit.estimate.results import Estimate
+
+
+def check_flag(name: str, value: Any) -> bool:
+    """Return `value` if it is True or False, else a TypeError naming `name` (lesson 07)."""
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be True or False, got {type(value).__name__} {value!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class StepJob:
+    """The settings LoraJob and TrainingJob share: optimizer, tokens, checkpointing, CUDA context (lesson 07)."""
+
+    optimizer: str
+    seq_len: int
+    batch: int
+    checkpointing: bool
+    cuda_context_bytes: int
+
+    @staticmethod
+    def check_step(
+        *, optimizer: str, seq_len: int, batch: int, checkpointing: bool, cuda_context_bytes: float
+    ) -> dict[str, Any]:
+        """The shared settings checked once, each error naming its argument, as keyword arguments (lesson 07)."""
+        return {
+            "optimizer": check_choice("optimizer", optimizer, OPTIMIZERS),
+            "seq_len": check_number("seq_len", seq_len, positive=True, integer=True),
+            "batch": check_number("batch", batch, positive=True, integer=True),
+            "checkpointing": check_flag("checkpointing", checkpointing),
+            "cuda_context_bytes": math.ceil(check_number("cuda_context_bytes", cuda_context_bytes)),
+        }
+
+    def __call__(self, model: Any) -> Estimate:
+        """The estimate for `model`, checked once by resolve_model (lesson 07)."""
+        return self.of(resolve_model(model))
+
+    def of(self, model: Any) -> Estimate:
+        """The estimate for a model resolve_model has already checked (lesson 07)."""
+        raise NotImplementedError
+
+    def label_tail(self) -> str:
+        """The end of an estimate's label, e.g. ', checkpointing · 2048 tokens x batch 1' (lesson 07)."""
+        return f"{', checkpointing' if self.checkpointing else ''} · {self.seq_len} tokens x batch {self.batch}"
+
+
+def optimizer_bytes(tensors: Iterable[Tensor], optimizer: str, state_bytes: float | None) -> tuple[int, int]:
+    """(optimizer state, its scratch space during step()) for the trainable tensors (lesson 07).
+
+    state_bytes: bytes per state value; None keeps each tensor's own dtype, as PyTorch does.
+    """
+    trainable = [t for t in tensors if t.trainable]
+    one_state = sum(t.numel * (t.bytes_per_value if state_bytes is None else state_bytes) for t in trainable)
+    if optimizer == "sgd":
+        return 0, 0
+    if optimizer == "sgd_momentum":  # one momentum buffer per parameter, updated in place
+        return math.ceil(one_state), 0
+    if optimizer in ("adam", "adamw"):
+        # Two moments and a step counter per tensor. PyTorch's default on a GPU ("foreach") also
+        # computes sqrt(second moment) for every parameter at once: one state-sized temporary.
+        return math.ceil(2 * one_state) + ADAM_STEP_BYTES * len(trainable), math.ceil(one_state)
+    state = 0  # adamw_8bit (bitsandbytes): updated in place by its own kernels
+    for t in trainable:
+        if t.numel >= BNB_MIN_8BIT_SIZE:
+            state += 2 * t.numel + 2 * 4 * math.ceil(t.numel / BNB_BLOCK)
+        else:
+            state += 2 * 4 * t.numel
+    if any(t.numel >= BNB_MIN_8BIT_SIZE for t in trainable):
+        state += 2 * 256 * 4  # the two shared 256-entry quantisation maps
+    return state, 0
+
+
+def step_estimate(
+    subject: Subject,
+    *,
+    label: str,
+    weights: int,
+    scales: int,
+    adapters: int,
+    master: int,
+    grads: int,
+    state: int,
+    step_scratch: int,
+    act: float,
+    grad_value_bytes: float,
+    master_grads: int = 0,
+    job: StepJob,
+    full: bool,
+    notes: list[str],
+) -> Estimate:
+    """The two candidate peaks of a training step, start of backward and optimizer step, as an Estimate (lesson 07)."""
+    c = subject.config
+    seq_len, batch, checkpointing = job.seq_len, job.batch, job.checkpointing
+    base = {"cuda_context": job.cuda_context_bytes, "weights": weights, "quant_scales": scales, "adapters": adapters}
+    base["master_weights"] = master
+    base["optimizer_state"] = state
+    tokens = seq_len * batch
+    if c is None:
+        notes.append("a module that is not a lessonkit Transformer has no known shape: activations are not counted")
+        activations = start_temps = tied_temps = 0
+    else:
+        shape: dict[str, Any] = {"trainable": full}
+        if not full:  # LoRA: a frozen base, adapters on some projections
+            shape.update(lora_targets=subject.lora_targets, lora_rank=subject.lora_rank)
+            shape["adapter_bytes"] = subject.adapter_bytes
+        activations = memparts.activation_bytes(c, batch, seq_len, act, checkpointing=checkpointing, **shape)
+        head_grad = c.vocab_size * c.hidden_size * grad_value_bytes if full else 0
+        start_temps = max(memparts.logit_gradient_bytes(c, tokens), head_grad - (4 - act) * c.vocab_size * tokens)
+        if checkpointing:  # recomputing the top layer brings back its full activations
+            per_layer = memparts.layer_activation_bytes_per_token(c, act, **shape)
+            start_temps = max(start_temps, tokens * per_layer + head_grad)
+        # A tied embedding gets two gradients (output head and input embedding): summing them needs
+        # room for both plus the sum.
+        tied_temps = 2 * head_grad if (full and c.tied_embeddings) else 0
+    start = dict(base, activations=activations, temporaries=math.ceil(start_temps))
+    end = dict(base, gradients=grads, master_gradients=master_grads)
+    end["temporaries"] = max(step_scratch, math.ceil(tied_temps))
+    moments = {"start of backward": start, "optimizer step": end}
+    details = {"activations": activations, "gradients": grads, "tokens": tokens}
+    return Estimate(label, moments, tuple(notes), subject.n_params, details)

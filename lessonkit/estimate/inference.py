@@ -1,0 +1,97 @@
+"""The inference estimate: weights, KV cache and the temporaries of reading a prompt (lesson 07)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from lessonkit import memparts
+from lessonkit._checks import check_choice, check_number
+from lessonkit.estimate.choices import (
+    DEFAULT_CUDA_CONTEXT_BYTES,
+    DEFAULT_INFERENCE_TOKENS,
+    FLOAT_DTYPES,
+    MODE_DTYPES,
+)
+from lessonkit.estimate.resolve import Subject, resolve_model
+from lessonkit.estimate.results import Estimate
+from lessonkit.units import DTYPE_BYTES
+
+
+@dataclass(frozen=True)
+class InferenceJob:
+    """Checked settings of an inference estimate; call it with a model to get the Estimate (lesson 07)."""
+
+    dtype: str
+    kv_dtype: str
+    seq_len: int
+    batch: int
+    cuda_context_bytes: int
+
+    @classmethod
+    def checked(
+        cls,
+        *,
+        dtype: str = "fp16",
+        kv_dtype: str | None = None,
+        seq_len: int = DEFAULT_INFERENCE_TOKENS,
+        batch: int = 1,
+        cuda_context_bytes: float = DEFAULT_CUDA_CONTEXT_BYTES,
+    ) -> InferenceJob:
+        """Check every setting once, naming the argument in any error (lesson 07)."""
+        check_choice("dtype", dtype, MODE_DTYPES["inference"])
+        kv_dtype = kv_dtype or (dtype if dtype in FLOAT_DTYPES else "fp16")
+        return cls(
+            dtype,
+            check_choice("kv_dtype", kv_dtype, DTYPE_BYTES),
+            check_number("seq_len", seq_len, positive=True, integer=True),
+            check_number("batch", batch, positive=True, integer=True),
+            math.ceil(check_number("cuda_context_bytes", cuda_context_bytes)),
+        )
+
+    def __call__(self, model: Any) -> Estimate:
+        """The estimate for `model`, checked once by resolve_model (lesson 07)."""
+        return self.of(resolve_model(model))
+
+    def of(self, model: Any) -> Estimate:
+        """The estimate for a model resolve_model has already checked (lesson 07)."""
+        dtype, seq_len, batch = self.dtype, self.seq_len, self.batch
+        subject = Subject.of(model, DTYPE_BYTES[dtype], trainable=False)
+        weights, scales = subject.weight_bytes(dtype)
+        parts = {"cuda_context": self.cuda_context_bytes, "weights": weights, "quant_scales": scales}
+        notes = subject.notes()
+        if subject.config is not None:
+            act = DTYPE_BYTES[dtype] if dtype in FLOAT_DTYPES else 2.0
+            kv = DTYPE_BYTES[self.kv_dtype]
+            parts["kv_cache"] = memparts.kv_cache_bytes(subject.config, seq_len * batch, kv)
+            parts["temporaries"] = memparts.prefill_workspace_bytes(subject.config, batch, seq_len, act)
+        else:
+            notes.append("a module that is not a lessonkit Transformer has no known shape: weights only")
+        label = (
+            f"{subject.name} · inference · {dtype} weights, {self.kv_dtype} KV cache · {seq_len} tokens x batch {batch}"
+        )
+        return Estimate(label, {"reading the prompt": parts}, tuple(notes), subject.n_params)
+
+
+def estimate_inference(
+    model: Any,
+    *,
+    dtype: str = "fp16",
+    kv_dtype: str | None = None,
+    seq_len: int = DEFAULT_INFERENCE_TOKENS,
+    batch: int = 1,
+    cuda_context_bytes: float = DEFAULT_CUDA_CONTEXT_BYTES,
+) -> Estimate:
+    """Memory to generate text: weights + KV cache for seq_len x batch tokens + temporaries + context (lesson 07).
+
+    dtype: the weights' format (fp32, fp16, bf16, fp8, int8 or int4). Quantised formats apply to the
+    layers' weight matrices; embeddings, norms and the output head stay in 16 bits, as bitsandbytes
+    leaves them, and int4/int8 add their scales. kv_dtype: the KV cache's format, by default the
+    weights' when that is a float format, else fp16. seq_len: prompt plus generated tokens.
+    Temporaries: the largest intermediate tensors while the prompt is read, with fused attention.
+    """
+    job = InferenceJob.checked(
+        dtype=dtype, kv_dtype=kv_dtype, seq_len=seq_len, batch=batch, cuda_context_bytes=cuda_context_bytes
+    )
+    return job(model)

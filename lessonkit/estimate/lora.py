@@ -1,0 +1,134 @@
+"""The LoRA estimate: a frozen base (16-bit, or quantised as in QLoRA) plus small trainable adapters (lesson 07)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from lessonkit._checks import check_choice, check_number
+from lessonkit.estimate._step import StepJob, optimizer_bytes, step_estimate
+from lessonkit.estimate.choices import (
+    ADAPTER_DTYPES,
+    DEFAULT_CUDA_CONTEXT_BYTES,
+    DEFAULT_TRAINING_TOKENS,
+    MODE_DTYPES,
+)
+from lessonkit.estimate.resolve import Subject, check_targets
+from lessonkit.estimate.results import Estimate
+from lessonkit.memparts import LORA_TARGETS
+from lessonkit.units import DTYPE_BYTES
+
+
+@dataclass(frozen=True)
+class LoraJob(StepJob):
+    """Checked settings of a LoRA estimate; call it with a model to get the Estimate (lesson 07)."""
+
+    base_dtype: str
+    rank: int
+    targets: tuple[str, ...]
+    adapter_dtype: str
+
+    @classmethod
+    def checked(
+        cls,
+        *,
+        base_dtype: str = "bf16",
+        rank: int = 16,
+        targets: Sequence[str] = LORA_TARGETS,
+        adapter_dtype: str = "fp32",
+        optimizer: str = "adamw",
+        seq_len: int = DEFAULT_TRAINING_TOKENS,
+        batch: int = 1,
+        checkpointing: bool = False,
+        cuda_context_bytes: float = DEFAULT_CUDA_CONTEXT_BYTES,
+    ) -> LoraJob:
+        """Check every setting once, naming the argument in any error (lesson 07)."""
+        return cls(
+            base_dtype=check_choice("base_dtype", base_dtype, MODE_DTYPES["lora"]),
+            rank=check_number("rank", rank, positive=True, integer=True),
+            targets=check_targets(targets),
+            adapter_dtype=check_choice("adapter_dtype", adapter_dtype, ADAPTER_DTYPES),
+            **cls.check_step(
+                optimizer=optimizer,
+                seq_len=seq_len,
+                batch=batch,
+                checkpointing=checkpointing,
+                cuda_context_bytes=cuda_context_bytes,
+            ),
+        )
+
+    def of(self, model: Any) -> Estimate:
+        """The estimate for a model resolve_model has already checked (lesson 07)."""
+        base_dtype, rank = self.base_dtype, self.rank
+        subject = Subject.of(model, DTYPE_BYTES[base_dtype], trainable=False)
+        weights, scales = subject.weight_bytes(base_dtype)
+        if subject.from_module:  # adapters already added: they are the trainable tensors
+            trainable = [t for t in subject.tensors if t.trainable]
+            adapters = math.ceil(sum(t.numel * t.bytes_per_value for t in trainable))
+            weights -= adapters
+        else:
+            subject, trainable = subject.with_lora(rank, self.targets, DTYPE_BYTES[self.adapter_dtype])
+            adapters = math.ceil(sum(t.numel * t.bytes_per_value for t in trainable))
+        grads = math.ceil(sum(t.numel * t.bytes_per_value for t in trainable))
+        state, scratch = optimizer_bytes(trainable, self.optimizer, None)
+        quantised = base_dtype in ("int8", "int4")
+        act = 2.0 if quantised else DTYPE_BYTES[base_dtype]
+        label = (
+            f"{subject.name} · LoRA r={subject.lora_rank or rank} · {base_dtype} base, {self.optimizer}"
+            + self.label_tail()
+        )
+        notes = subject.notes()
+        if quantised:
+            notes.append("quantised base: the layers compute in 16 bits, so activations are counted at 2 bytes")
+        return step_estimate(
+            subject,
+            label=label,
+            weights=weights,
+            scales=scales,
+            adapters=adapters,
+            master=0,
+            grads=grads,
+            state=state,
+            step_scratch=scratch,
+            act=act,
+            grad_value_bytes=subject.adapter_bytes,
+            job=self,
+            full=False,
+            notes=notes,
+        )
+
+
+def estimate_lora(
+    model: Any,
+    *,
+    base_dtype: str = "bf16",
+    rank: int = 16,
+    targets: Sequence[str] = LORA_TARGETS,
+    adapter_dtype: str = "fp32",
+    optimizer: str = "adamw",
+    seq_len: int = DEFAULT_TRAINING_TOKENS,
+    batch: int = 1,
+    checkpointing: bool = False,
+    cuda_context_bytes: float = DEFAULT_CUDA_CONTEXT_BYTES,
+) -> Estimate:
+    """Memory for one step of LoRA fine-tuning: a frozen base plus small trainable adapters (lesson 07).
+
+    base_dtype: the frozen weights (bf16, fp16, int8, or int4 = QLoRA). rank and targets: the
+    adapters, rank x (inputs + outputs) parameters on each named projection of every layer.
+    adapter_dtype: fp32 by default, as PEFT keeps them; only the adapters get gradients and
+    optimizer state. A lessonkit Transformer that already has adapters (add_lora) is used as it is.
+    """
+    job = LoraJob.checked(
+        base_dtype=base_dtype,
+        rank=rank,
+        targets=targets,
+        adapter_dtype=adapter_dtype,
+        optimizer=optimizer,
+        seq_len=seq_len,
+        batch=batch,
+        checkpointing=checkpointing,
+        cuda_context_bytes=cuda_context_bytes,
+    )
+    return job(model)

@@ -1,0 +1,100 @@
+"""The estimator's answers: an Estimate (memory part by part at each moment) and a Fit (lesson 07)."""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass, field
+from typing import Any
+
+from lessonkit.memparts import PARTS
+from lessonkit.vram import format_bytes
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """Memory at the busiest moment of a step, part by part (lesson 07).
+
+    `breakdown` maps each part (see lessonkit.memparts.PARTS) to bytes at that moment and `total` is
+    their sum; `moments` holds the breakdown at every moment considered, `peak_moment` names the
+    largest. Prints as a table in text and, in Jupyter, in HTML.
+    """
+
+    label: str
+    moments: dict[str, dict[str, int]]
+    notes: tuple[str, ...] = ()
+    n_params: int = 0
+    details: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    @property
+    def peak_moment(self) -> str:
+        """The moment whose memory is largest (lesson 07)."""
+        return max(self.moments, key=lambda m: sum(self.moments[m].values()))
+
+    @property
+    def breakdown(self) -> dict[str, int]:
+        """Part -> bytes at the peak moment, in PARTS order, zero parts left out (lesson 07)."""
+        parts = self.moments[self.peak_moment]
+        return {k: parts[k] for k in PARTS if parts.get(k)}
+
+    @property
+    def total(self) -> int:
+        """Bytes needed at the peak moment (lesson 07)."""
+        return sum(self.breakdown.values())
+
+    def rows(self, unit: str = "GiB") -> list[tuple[str, str, str]]:
+        """(part, amount, share of the total) for each part, then the total (lesson 07)."""
+        total = self.total or 1
+        out = [(PARTS[k].label, format_bytes(v, unit, 2), f"{100 * v / total:.0f}%") for k, v in self.breakdown.items()]
+        out.append(("total", format_bytes(self.total, unit, 2), "100%"))
+        return out
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def __str__(self) -> str:
+        lines = [self.label, f"peak: {self.peak_moment}"]
+        lines += [f"  {name:<22}{amount:>12}{share:>6}" for name, amount, share in self.rows()]
+        lines += [f"  note: {n}" for n in self.notes]
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        body = "".join(
+            f"<tr><td style='text-align:left'>{html.escape(n)}</td><td>{a}</td><td>{s}</td></tr>"
+            for n, a, s in self.rows()
+        )
+        notes = "".join(f"<li>{html.escape(n)}</li>" for n in self.notes)
+        return (
+            f"<p><b>{html.escape(self.label)}</b><br>peak: {html.escape(self.peak_moment)}</p>"
+            f"<table><tr><th style='text-align:left'>component</th><th>memory</th><th>share</th></tr>{body}</table>"
+            + (f"<ul>{notes}</ul>" if notes else "")
+        )
+
+
+@dataclass(frozen=True)
+class Fit:
+    """Whether an estimate fits a GPU: true or false like a bool, and says by how much (lesson 07)."""
+
+    needed: int
+    available: int
+    gpu: str
+
+    @property
+    def margin(self) -> int:
+        """Bytes to spare (negative: bytes short) (lesson 07)."""
+        return self.available - self.needed
+
+    def __bool__(self) -> bool:
+        return self.margin >= 0
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def __str__(self) -> str:
+        head = f"needs {format_bytes(self.needed, 'GiB', 2)} of {format_bytes(self.available, 'GiB', 2)} on {self.gpu}"
+        if self:
+            return f"fits: {head}, {format_bytes(self.margin, 'GiB', 2)} to spare"
+        return f"does not fit: {head}, {format_bytes(-self.margin, 'GiB', 2)} short"
+
+    def _repr_html_(self) -> str:
+        colour = "green" if self else "#b00"
+        return f"<p style='color:{colour}'>{html.escape(str(self))}</p>"

@@ -1,0 +1,287 @@
+"""Notebook 04's further exercises, with their targets: reading nvidia-smi, units, timing traps, devices, what fits."""
+
+from __future__ import annotations
+
+import re
+
+from lessonkit.exercises.kinds import (
+    MIB_AS_BYTES,
+    ChoiceExercise,
+    Exercise,
+    GpuSetExercise,
+    NumberExercise,
+    Target,
+    Trap,
+    VersionExercise,
+    WeightsExercise,
+)
+from lessonkit.exercises.machine import recorded_run
+from lessonkit.gpus import find_gpu
+from lessonkit.reference import nvidia_smi_sample
+from lessonkit.units import GB, GIB, MIB
+from lessonkit.vram import format_bytes, to_bytes, weights_bytes
+
+_MODEL_PARAMS = 14_000_000_000  # the "14B model" of exercises 04-weights and 04-which-gpus
+_WHICH_GPUS = ("T4", "L4", "RTX_4090", "A100_40GB", "H100_SXM")
+T4 = find_gpu("T4")  # the GPU of the recorded nvidia-smi table
+_A100_MIB = find_gpu("A100_80GB").memory_mib_smi  # the MiB figure that 04-mib-to-gb converts
+_A100_BYTES = to_bytes(_A100_MIB, "MiB")
+
+# Lesson 01's recorded Colab nvidia-smi table: the figures that 04-smi-memory and 04-smi-cuda read off it.
+_SMI = nvidia_smi_sample("t4_colab")["text"]
+SMI_USED_MIB, SMI_TOTAL_MIB = (int(n) for n in re.search(r"(\d+)MiB\s*/\s*(\d+)MiB", _SMI).groups())
+SMI_DRIVER, SMI_CUDA = re.search(r"Driver Version:\s*(\S+)\s+CUDA Version:\s*(\S+)", _SMI).groups()
+_SMI_YEAR = int(re.search(r"(\d{4})\s*$", _SMI.splitlines()[0]).group(1))
+_RUN = recorded_run()  # the Colab T4 run of lesson 02: 04-no-warmup's figures
+CPU_S, COLD_S, WARM_S = _RUN["cpu_s"], _RUN["gpu_first_run_s"], _RUN["gpu_second_run_s"]
+
+
+def _which_gpus_explanation() -> str:
+    need = weights_bytes(_MODEL_PARAMS, "fp16")
+    memory = ", ".join(f"{key} {format_bytes(find_gpu(key).usable_bytes, 'GB')}" for key in _WHICH_GPUS)
+    return (
+        f"14 × 10**9 parameters × 2 bytes = {format_bytes(need, 'GB')} of fp16 weights. The GPUs' memory, "
+        f"from the nvidia-smi MiB in the catalog: {memory}. Only those with at least that much hold it."
+    )
+
+
+def _smi_target() -> Target:
+    mib = SMI_TOTAL_MIB
+    gib = mib * MIB / GIB
+    return Target(
+        gib,
+        rel_tol=0.01,
+        correct=f"{mib} MiB ÷ 1024 = {gib:g} GiB (that is {mib * MIB / GB:.1f} GB).",
+        traps=(
+            Trap(mib, "that is the number as printed, in MiB. Convert it: 1 GiB = 1024 MiB."),
+            Trap(
+                float(T4.memory_gb_sold),
+                f"{T4.memory_gb_sold:g} is the datasheet's '{T4.memory_gb_sold:g} GB'. "
+                "Read the Memory-Usage column of the table.",
+                0.002,
+            ),
+            Trap(mib * MIB / GB, "that is in GB (10**9 bytes); the question asks for GiB (2**30 bytes).", 0.004),
+            Trap(
+                float(SMI_USED_MIB),
+                f"{SMI_USED_MIB} MiB is the memory in use, the first number of Memory-Usage. The total is the second.",
+            ),
+            Trap(mib / 1000, "dividing MiB by 1000 gives neither GiB nor GB: 1 GiB = 1024 MiB."),
+        ),
+    )
+
+
+def _cuda_target() -> Target:
+    driver = float(".".join(SMI_DRIVER.split(".")[:2]))  # 535.104.05 typed as a number
+    return Target(
+        float(SMI_CUDA),
+        rel_tol=0.001,
+        correct=f"'CUDA Version: {SMI_CUDA}' in the top line is the newest CUDA this driver supports, "
+        "not a CUDA you installed.",
+        traps=(
+            Trap(driver, f"{driver:g} is the driver version ({SMI_DRIVER}). The CUDA version is further right."),
+            Trap(_SMI_YEAR, f"{_SMI_YEAR} is the year in the date above the table."),
+        ),
+    )
+
+
+def _a100_gb_target() -> Target:
+    mib = _A100_MIB
+    total = to_bytes(mib, "MiB")
+    return Target(
+        total / GB,
+        rel_tol=0.005,
+        correct=f"{mib} MiB × 2**20 = {total:,} bytes = {total / GB:.1f} GB, and exactly {mib // 1024} GiB.",
+        traps=(
+            Trap(mib / 1000, "that treats a MiB as a MB (10**6 bytes). A MiB is 2**20 = 1,048,576 bytes."),
+            Trap(mib / 1024, "that is the amount in GiB (2**30 bytes). The question asks for GB (10**9 bytes)."),
+            Trap(mib / 1e6, "that divides by a million, but the number is already in MiB: multiply by 2**20 first."),
+            Trap(mib / 1e9, MIB_AS_BYTES),
+            Trap(total / 1e6, "that is in MB; the question asks for GB."),
+        ),
+    )
+
+
+def _no_warmup_target() -> Target:
+    run = recorded_run()
+    cpu, cold, warm = run["cpu_s"], run["gpu_first_run_s"], run["gpu_second_run_s"]
+    return Target(
+        cpu / cold,
+        rel_tol=0.03,
+        correct=f"{cpu} s ÷ {cold} s = {cpu / cold:.1f}×: without warm-up, the first GPU call's start-up costs "
+        f"are billed to the GPU, and the speed-up looks less than half of the warm {cpu / warm:.0f}×.",
+        traps=(
+            Trap(cpu / warm, "that is the warm speed-up, what you get WITH warm-up."),
+            Trap(cold / cpu, "that is GPU time ÷ CPU time. Speed-up = CPU time ÷ GPU time."),
+            Trap(cold / warm, "that compares the two GPU runs. The question asks for CPU ÷ GPU."),
+            Trap(warm / cold, "that compares the two GPU runs. The question asks for CPU ÷ GPU."),
+        ),
+    )
+
+
+EXERCISES: list[Exercise] = [
+    # reading nvidia-smi
+    NumberExercise(
+        "04-smi-memory",
+        lesson="04",
+        title="total memory in the nvidia-smi table",
+        unit="GiB",
+        target=_smi_target,
+        hints=(
+            "Find the Memory-Usage column: it shows 'used / total'.",
+            "The table prints MiB. 1 GiB = 1024 MiB.",
+        ),
+        explanation=f"Memory-Usage shows {SMI_USED_MIB}MiB / {SMI_TOTAL_MIB}MiB: the total is {SMI_TOTAL_MIB} MiB "
+        f"= {SMI_TOTAL_MIB} ÷ 1024 = {SMI_TOTAL_MIB / 1024:g} GiB.",
+        code=f"answer = {SMI_TOTAL_MIB} / 1024   # GiB",
+    ),
+    VersionExercise(
+        "04-smi-cuda",
+        lesson="04",
+        title="the CUDA version in the nvidia-smi table",
+        unit="",
+        target=_cuda_target,
+        hints=("Look at the top line of the table.", "It is written 'CUDA Version: ...' at the right."),
+        explanation=f"The top line says CUDA Version: {SMI_CUDA}: the newest CUDA version that driver {SMI_DRIVER} "
+        "supports.",
+        code=f'answer = "{SMI_CUDA}"',
+    ),
+    ChoiceExercise(
+        "04-gpu-util",
+        lesson="04",
+        title="what GPU-Util 100% means",
+        options={
+            "A": "Every core of the GPU is busy.",
+            "B": "A kernel was running on the GPU during the whole last sample period.",
+            "C": "The GPU's memory is full.",
+            "D": "The GPU is overheating.",
+        },
+        answer="B",
+        correct="NVIDIA defines GPU-Util as the share of time in the sample period during which at least one "
+        "kernel was running. It says the GPU was never idle, not how much of it was busy.",
+        feedback={
+            "A": "one small kernel running all the time also shows 100%, with most cores idle.",
+            "C": "memory is a separate column, Memory-Usage.",
+            "D": "temperature has its own column, Temp.",
+        },
+        hints=("Lesson 01, Step 4 quotes NVIDIA's definition.", "It counts time, not cores."),
+        explanation="GPU-Util = share of the sample period with at least one kernel running (NVML's definition).",
+        code='answer = "B"',
+    ),
+    # units
+    NumberExercise(
+        "04-mib-to-gb",
+        lesson="04",
+        title=f"{_A100_MIB} MiB in GB",
+        unit="GB",
+        target=_a100_gb_target,
+        hints=(
+            "Turn MiB into bytes, then bytes into GB.",
+            "1 MiB = 2**20 bytes; 1 GB = 10**9 bytes.",
+            f"In code: `to_bytes({_A100_MIB}, 'MiB') / 1e9`.",
+        ),
+        explanation=f"{_A100_MIB} MiB × 1,048,576 = {_A100_BYTES:,} bytes = {_A100_BYTES / GB:.1f} GB "
+        f"(exactly {_A100_BYTES / GIB:g} GiB).",
+        code="from lessonkit.vram import to_bytes\n\n"
+        f"answer = to_bytes({_A100_MIB}, 'MiB') / 1e9   # {_A100_BYTES / GB:.1f}",
+    ),
+    # timing traps
+    ChoiceExercise(
+        "04-no-sync",
+        lesson="04",
+        title="speed-up without synchronize",
+        options={
+            "A": "It stays about the same.",
+            "B": "It goes up, often to an impossible value.",
+            "C": "It goes down.",
+            "D": "The code raises an error.",
+        },
+        answer="B",
+        correct="without the wait, the GPU time is only the kernel launch, so CPU ÷ GPU becomes huge. A "
+        "speed-up that implies more TFLOP/s than the datasheet peak gives it away.",
+        feedback={
+            "A": "the GPU queues the matmul and Python returns at once, so the clock stops before the work is done.",
+            "C": "dropping the wait makes the GPU time shorter, so CPU time ÷ GPU time gets bigger.",
+            "D": "nothing fails, which is what makes this mistake easy to miss.",
+        },
+        hints=(
+            "Without synchronize(), when does the clock stop: after the GPU finishes, or after the launch?",
+            "If the GPU time shrinks, what happens to CPU time ÷ GPU time?",
+        ),
+        explanation="The GPU time shrinks to the launch time, so the speed-up is inflated.",
+        code='answer = "B"',
+    ),
+    NumberExercise(
+        "04-no-warmup",
+        lesson="04",
+        title="speed-up without warm-up",
+        unit="x",
+        target=_no_warmup_target,
+        hints=(
+            "Without warm-up, the timed GPU call is the very first one.",
+            "Speed-up = CPU time ÷ the first GPU run's time.",
+        ),
+        explanation=f"{CPU_S} s ÷ {COLD_S} s = {CPU_S / COLD_S:.1f}×, instead of {CPU_S} ÷ {WARM_S} = "
+        f"{CPU_S / WARM_S:.0f}× when warmed up.",
+        code="from lessonkit.reference import single_runs\n\nrun = single_runs()[0]\n"
+        f'answer = run["cpu_s"] / run["gpu_first_run_s"]   # {CPU_S / COLD_S:.1f}',
+    ),
+    # device-agnostic code
+    ChoiceExercise(
+        "04-device",
+        lesson="04",
+        title="code that runs everywhere",
+        options={
+            "A": 'device = torch.device("cuda")',
+            "B": 'device = torch.device("cuda" if torch.cuda.is_available() else "cpu")',
+            "C": 'device = torch.device("cuda" if torch.cuda.is_available() '
+            'else "mps" if torch.backends.mps.is_available() else "cpu")',
+            "D": 'device = torch.device("mps" if torch.backends.mps.is_available() else "cuda")',
+        },
+        answer="C",
+        correct="try CUDA, then Apple's MPS, then fall back to the CPU: it runs everywhere and uses the GPU "
+        "wherever there is one. That is what `pick_device()` does.",
+        feedback={
+            "A": "on a Mac or a CPU-only laptop there is no CUDA, so the first tensor sent there raises an error.",
+            "B": "it runs everywhere, but on an Apple-silicon Mac it leaves the GPU (MPS) unused.",
+            "D": "on a CPU-only laptop it picks CUDA, which is not there, and fails.",
+        },
+        hints=(
+            "Try each snippet in your head on three machines: a Colab T4, an Apple-silicon Mac, a CPU-only laptop.",
+            "Which one never asks for a device that isn't there, and never skips a GPU that is?",
+        ),
+        explanation="Test for CUDA, then MPS, and fall back to the CPU (lessonkit's pick_device()).",
+        code='answer = "C"',
+    ),
+    # what fits
+    WeightsExercise(
+        "04-weights",
+        lesson="04",
+        title="a 14B model in fp16, int8 and int4",
+        n_params=_MODEL_PARAMS,
+        dtypes=("fp16", "int8", "int4"),
+        hints=(
+            "Weight bytes = parameters × bytes per parameter.",
+            "fp16 takes 2 bytes, int8 1 byte, int4 half a byte (4 bits). Then ÷ 10**9 for GB.",
+            "In code: `weights_bytes(14e9, 'int4') / 1e9`, and likewise for the other two.",
+        ),
+        explanation="14 × 10**9 parameters × 2, 1 and 0.5 bytes = 28, 14 and 7 GB.",
+        code="from lessonkit.vram import weights_bytes\n\n"
+        "answer = {d: weights_bytes(14e9, d) / 1e9 for d in ('fp16', 'int8', 'int4')}",
+    ),
+    GpuSetExercise(
+        "04-which-gpus",
+        lesson="04",
+        title="which GPUs hold the 14B model in fp16",
+        options=_WHICH_GPUS,
+        need_bytes=weights_bytes(_MODEL_PARAMS, "fp16"),
+        hints=(
+            f"The model needs {weights_bytes(_MODEL_PARAMS, 'fp16') / GB:g} GB in fp16. Compare with each GPU's "
+            "memory in GB, not its name.",
+            "Turn each GPU's nvidia-smi MiB into GB: `find_gpu(key).usable_bytes / 1e9`.",
+        ),
+        explanation=_which_gpus_explanation,
+        code="from lessonkit.gpus import find_gpu\nfrom lessonkit.vram import weights_bytes\n\n"
+        "need = weights_bytes(14e9, 'fp16')\n"
+        "answer = [k for k in ('T4', 'L4', 'RTX_4090', 'A100_40GB', 'H100_SXM') if find_gpu(k).usable_bytes >= need]",
+    ),
+]
