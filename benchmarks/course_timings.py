@@ -49,7 +49,7 @@ def readme_block(figures: dict) -> str:
     slowest = max(figures["lessons_s"].values())
     install = f"a fresh install took {figures['install_s']:.0f} s, " if "install_s" in figures else ""
     return (
-        f"Measured on {figures['machine']} without a GPU ({figures['date']}, `benchmarks/course_timings.py`): "
+        f"Measured on a {figures['machine']} without a GPU ({figures['date']}, `benchmarks/course_timings.py`): "
         f"{install}`make test-units` {figures['units_s']:.0f} s, each lesson {min(figures['lessons_s'].values()):.0f} "
         f"to {slowest:.0f} s under nbval, the whole notebook suite {figures['suite_s']:.0f} s "
         f"({figures['suite_over_floor']:.1f}× the {figures['floor_s']:.0f} s that starting the kernels and importing "
