@@ -23,7 +23,6 @@ import os
 import platform
 import re
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -32,8 +31,6 @@ from typing import Any
 
 import jinja2
 import nbformat
-from jupyter_client.manager import KernelManager
-from nbclient import NotebookClient
 from nbconvert import HTMLExporter
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,6 +39,9 @@ sys.path.insert(0, str(ROOT))
 from lessonkit import __version__ as lessonkit_version  # noqa: E402
 from lessonkit.course import github_url  # noqa: E402
 from lessonkit.progress import ProgressBar  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from kernels import execute_notebook  # noqa: E402
 
 NOTEBOOKS = ROOT / "notebooks"
 ASSETS = Path(__file__).resolve().parent / "handouts"
@@ -331,27 +331,10 @@ def execute(nb: nbformat.NotebookNode, path: Path, label: str, progress: Progres
             done += 1
             progress.update(label, done, code_cells, started)
 
-    with tempfile.TemporaryDirectory(prefix="handout-kernel-") as sockets:
-        # Local sockets, not TCP: ipykernel warns (on stderr) about unencrypted TCP, which is just noise here.
-        local = sys.platform != "win32"
-        km = KernelManager(kernel_name="python3", **({"transport": "ipc", "ip": f"{sockets}/kernel"} if local else {}))
-        client = NotebookClient(
-            nb,
-            km=km,
-            timeout=timeout,
-            kernel_name="python3",
-            record_timing=False,
-            resources={"metadata": {"path": str(path.parent)}},
-            on_cell_executed=on_cell_executed,
-        )
-        progress.update(label, 0, code_cells, started)
-        try:
-            client.execute()
-        finally:
-            if client.kc is not None:
-                client.kc.stop_channels()
-            if km.has_kernel:  # nbclient leaves a kernel manager it was given running: stop it here
-                km.shutdown_kernel(now=True)
+    progress.update(label, 0, code_cells, started)
+    # A kernel on local sockets (tools/kernels.py): no free TCP port to race for, and no ipykernel warning
+    # about unencrypted TCP on stderr.
+    execute_notebook(nb, path.parent, timeout=timeout, on_cell_executed=on_cell_executed)
     return time.perf_counter() - started
 
 
