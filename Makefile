@@ -11,6 +11,10 @@ MY_LESSONS ?= my-lessons
 GPU_HERE   := $(shell nvidia-smi -L >/dev/null 2>&1 && echo nvidia; test "$$(uname -sm)" = "Darwin arm64" && echo apple)
 NBVAL_MODE ?= $(if $(strip $(GPU_HERE)),--nbval-lax,--nbval)
 GPU_NOTE   := A GPU is here ($(strip $(GPU_HERE))): the lessons print other numbers than the stored CPU outputs, so the notebooks are checked for errors only ($(NBVAL_MODE)).
+# Every pytest run here loads tests/pytest_startup.py first (it skips an import no test needs: ~2 s per process).
+PYTEST := $(BIN)/python -m pytest -p tests.pytest_startup
+# The unit tests run in parallel, one process per core up to 4 (pytest-xdist), each test file in one process.
+UNITS  := -n auto --maxprocesses 4 --dist loadfile
 NBVAL  := $(NBVAL_MODE) --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-cell-timeout 120
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 # JupyterLab refuses to start as root unless told to; rented cloud GPUs often log you in as root.
@@ -44,18 +48,18 @@ lab: $(STAMP)  ## copy new lessons into my-lessons/ (yours stay as they are) and
 
 test: $(STAMP)  ## unit tests + every notebook executed and compared under strict nbval (lax on a GPU machine)
 	@$(if $(strip $(GPU_HERE)),echo "$(GPU_NOTE)")
-	$(BIN)/python -m pytest tests notebooks --ignore=tests/matrix $(NBVAL)
+	$(PYTEST) tests notebooks --ignore=tests/matrix $(NBVAL)
 
 test-units: $(STAMP)  ## unit tests only (fast)
-	$(BIN)/python -m pytest tests --ignore=tests/matrix
+	$(PYTEST) tests --ignore=tests/matrix $(UNITS)
 
 test-matrix: $(STAMP)  ## lessons offline, elsewhere, twice, in fake Colab, with broken nvidia-smi; Colab-like and oldest envs
-	$(BIN)/python -m pytest tests/matrix
+	$(PYTEST) tests/matrix
 	$(BIN)/python tools/env_check.py colab oldest
 
 test-notebooks: $(STAMP)  ## the notebooks only, under strict nbval (lax on a GPU machine)
 	@$(if $(strip $(GPU_HERE)),echo "$(GPU_NOTE)")
-	$(BIN)/python -m pytest notebooks $(NBVAL)
+	$(PYTEST) notebooks $(NBVAL)
 
 lint: $(STAMP)  ## ruff over the package, tests, tools and notebooks
 	$(BIN)/ruff check .
@@ -98,8 +102,8 @@ chromium:  ## install Debian's chromium if it is missing (apt-get, with sudo whe
 handouts: $(E2E_STAMP) chromium  ## run every lesson here, write dist/handouts/NN_name.html and course.pdf
 	$(BIN)/python tools/handouts.py --chromium "$(CHROMIUM)"
 
-e2e: handouts  ## real-browser test: JupyterLab + chromium run a widget lesson, then check the handouts
-	CHROMIUM="$(CHROMIUM)" $(BIN)/python -m pytest tests/e2e/lab_e2e.py -v
+e2e: handouts  ## real-browser test: JupyterLab + chromium run a widget lesson, render every lesson's markdown, check the handouts
+	CHROMIUM="$(CHROMIUM)" $(PYTEST) tests/e2e/lab_e2e.py -v
 
 # GPU check (benchmarks/gpu_check.py). It needs no network, so it does not depend on $(STAMP): it uses
 # .venv when there is one and otherwise the python on PATH (a GPU image with torch already installed).

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import torch
 
+from lessonkit import _host
 from lessonkit.gpus import GpuSpec, find_gpu
 from lessonkit.vram import format_bytes
 
@@ -81,20 +82,6 @@ def _synchronize(device: torch.device) -> None:
 # --- this device in the GPU catalog -----------------------------------------------------------
 
 
-def _apple_chip_name() -> str | None:
-    """The Mac's chip as `sysctl -n machdep.cpu.brand_string` prints it ('Apple M2'), else None (lesson 05)."""
-    if platform.system() != "Darwin" or shutil.which("sysctl") is None:
-        return None
-    try:
-        done = subprocess.run(
-            ["sysctl", "-n", "machdep.cpu.brand_string"], capture_output=True, text=True, timeout=5, check=False
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    name = done.stdout.strip()
-    return name if done.returncode == 0 and name else None
-
-
 def device_name(device: torch.device | str | None = None) -> str | None:
     """The name to look up in the catalog for a CUDA or MPS device; None for the CPU or when unknown (lesson 05)."""
     dev = as_device(device)
@@ -102,7 +89,7 @@ def device_name(device: torch.device | str | None = None) -> str | None:
         index = dev.index if dev.index is not None else torch.cuda.current_device()
         return str(torch.cuda.get_device_name(index))
     if dev.type == "mps" and _mps_available():
-        return _apple_chip_name()
+        return _host.apple_chip_name()
     return None
 
 
@@ -292,25 +279,6 @@ class DeviceInfo:
         return f"<table>{body}</table>"
 
 
-def _cpu_name() -> str:
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine() or "unknown CPU"
-
-
-def _sysconf(name: str) -> int | None:
-    try:
-        value = os.sysconf(name)
-    except (AttributeError, OSError, ValueError):
-        return None
-    return value if value > 0 else None
-
-
 # --- memory, read without a subprocess -------------------------------------------------------
 
 
@@ -338,15 +306,8 @@ def _cuda_index(device: torch.device) -> int:
 
 
 def _cpu_memory(note: str | None) -> DeviceMemory:
-    page = _sysconf("SC_PAGE_SIZE")
-    phys, avail = _sysconf("SC_PHYS_PAGES"), _sysconf("SC_AVPHYS_PAGES")
-    return DeviceMemory(
-        kind="cpu",
-        name=_cpu_name(),
-        total_bytes=page * phys if page and phys else None,
-        free_bytes=page * avail if page and avail else None,
-        note=note,
-    )
+    total, free = _host.ram_bytes()
+    return DeviceMemory(kind="cpu", name=_host.cpu_name(), total_bytes=total, free_bytes=free, note=note)
 
 
 def _cuda_memory(device: torch.device) -> DeviceMemory:

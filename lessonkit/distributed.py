@@ -1,4 +1,4 @@
-"""Data parallelism for real: N processes, DDP, gradients averaged with all-reduce (lesson 06).
+"""Data parallelism for real: N processes, DDP, gradients averaged with all-reduce (lesson 09).
 
 `run_data_parallel` starts `world_size` processes with torch.multiprocessing, each one
 a rank of a `torch.distributed` process group (gloo on CPUs, NCCL on NVIDIA GPUs). Every rank
@@ -31,6 +31,7 @@ from lessonkit._checks import check_choice, check_number
 _BACKENDS = ("gloo", "nccl")
 _POLL_S = 0.05
 _GRACE_S = 5.0
+_PORT_TRIES = 3
 
 
 def _family(host: str) -> int:
@@ -42,7 +43,7 @@ def _family(host: str) -> int:
 
 
 def _free_port(host: str = "127.0.0.1") -> int:
-    """A TCP port nobody is listening on now: bind port 0, let the OS choose, release it (lesson 06)."""
+    """A TCP port nobody is listening on now: bind port 0, let the OS choose, release it (lesson 09)."""
     if not isinstance(host, str) or not host:
         raise TypeError(f"host must be a non-empty string such as '127.0.0.1', got {host!r}")
     with socket.socket(_family(host), socket.SOCK_STREAM) as s:
@@ -51,7 +52,7 @@ def _free_port(host: str = "127.0.0.1") -> int:
 
 
 def port_is_listening(port: int, host: str = "127.0.0.1") -> bool:
-    """True if something accepts TCP connections on host:port, e.g. a process group left running (lesson 06)."""
+    """True if something accepts TCP connections on host:port, e.g. a process group left running (lesson 09)."""
     port = check_number("port", port, integer=True, positive=True)
     if port > 65535:
         raise ValueError(f"port must be between 1 and 65535, got {port}")
@@ -63,7 +64,7 @@ def port_is_listening(port: int, host: str = "127.0.0.1") -> bool:
 
 
 def shard(batch_size: int, world_size: int, rank: int) -> slice:
-    """The rows of a batch that `rank` trains on: an equal, contiguous 1/world_size of it (lesson 06)."""
+    """The rows of a batch that `rank` trains on: an equal, contiguous 1/world_size of it (lesson 09)."""
     batch_size = check_number("batch_size", batch_size, integer=True, positive=True)
     world_size = check_number("world_size", world_size, integer=True, positive=True)
     rank = check_number("rank", rank, integer=True)
@@ -108,7 +109,7 @@ def train_single_process(
     steps: int = 1,
     lr: float = 0.1,
 ) -> dict[str, torch.Tensor]:
-    """Train a copy of `model` with SGD on whole batches in this process; return its final weights (lesson 06)."""
+    """Train a copy of `model` with SGD on whole batches in this process; return its final weights (lesson 09)."""
     batch_size, steps = _check_data(model, x, y, batch_size, steps)
     lr = float(check_number("lr", lr, positive=True))
     model = copy.deepcopy(model)  # the caller's model is left untouched
@@ -121,7 +122,7 @@ def train_single_process(
 
 
 def max_abs_difference(a: Mapping[str, torch.Tensor], b: Mapping[str, torch.Tensor]) -> float:
-    """Largest absolute difference between two state dicts with the same keys and shapes (lesson 06)."""
+    """Largest absolute difference between two state dicts with the same keys and shapes (lesson 09)."""
     for name, value in (("a", a), ("b", b)):
         if not isinstance(value, Mapping):
             raise TypeError(f"{name} must be a state dict (a mapping of names to tensors), got {type(value).__name__}")
@@ -138,7 +139,7 @@ def max_abs_difference(a: Mapping[str, torch.Tensor], b: Mapping[str, torch.Tens
 
 @dataclass(frozen=True)
 class DataParallelResult:
-    """What `run_data_parallel` brings back, one entry per rank: final weights, losses, seconds per step (lesson 06).
+    """What `run_data_parallel` brings back, one entry per rank: final weights, losses, seconds per step (lesson 09).
 
     A step ends only when every rank's gradients have been all-reduced, so a fast rank's step
     lasts as long as the slowest rank's: the straggler effect.
@@ -195,7 +196,7 @@ def _process_context():
 
 
 def start_rank_server() -> None:
-    """Start, in the background, the process that run_data_parallel forks its ranks from (lesson 06).
+    """Start, in the background, the process that run_data_parallel forks its ranks from (lesson 09).
 
     It imports PyTorch while the lesson goes on, so the ranks of Step 6 start at once. Where ranks
     are spawned as fresh interpreters instead (macOS, Windows) there is nothing to start.
@@ -213,7 +214,7 @@ def _sync(device: torch.device) -> None:
 
 
 def ddp_worker(rank: int, world_size: int, init_method: str, backend: str, payload: bytes, results) -> None:
-    """What each process runs: join the group, train its slice of every batch under DDP, report back (lesson 06)."""
+    """What each process runs: join the group, train its slice of every batch under DDP, report back (lesson 09)."""
     import torch.distributed as dist
     from torch.nn.parallel import DistributedDataParallel
 
@@ -280,53 +281,12 @@ def _stop(processes: Sequence, graceful: bool) -> None:
             p.join()
 
 
-def run_data_parallel(
-    model: torch.nn.Module,
-    x: torch.Tensor,
-    y: torch.Tensor,
-    *,
-    world_size: int = 2,
-    batch_size: int | None = None,
-    steps: int = 1,
-    lr: float = 0.1,
-    backend: str = "gloo",
-    delays: Sequence[float | Sequence[float]] | None = None,
-    timeout_s: float = 60.0,
-) -> DataParallelResult:
-    """Train `model` with DDP on `world_size` local processes, each on 1/world_size of every batch (lesson 06).
+class _PortTaken(RuntimeError):
+    """Rank 0 could not listen on the chosen port: someone else took it first."""
 
-    The processes find each other at tcp://127.0.0.1 on a free port. `delays[r]` makes rank r a
-    straggler: it sleeps that many seconds at the start of every step (or, given one number per
-    step, of each step). Each process destroys its process group and is joined before this
-    returns; after an error or `timeout_s` the processes are terminated. In a script, call this
-    under `if __name__ == "__main__":`, because each new process imports the script's main module.
-    """
-    batch_size, steps = _check_data(model, x, y, batch_size, steps)
-    world_size = check_number("world_size", world_size, integer=True, positive=True)
-    shard(batch_size, world_size, 0)  # checks that the batch splits evenly
-    lr = float(check_number("lr", lr, positive=True))
-    backend = check_choice("backend", backend, _BACKENDS)
-    timeout_s = check_number("timeout_s", timeout_s, positive=True)
-    delays = _check_delays(delays, world_size, steps)
-    if backend == "nccl" and torch.cuda.device_count() < world_size:
-        raise ValueError(
-            f"backend 'nccl' needs one NVIDIA GPU per rank: world_size={world_size}, "
-            f"but this machine has {torch.cuda.device_count()}; use backend='gloo' on the CPU"
-        )
 
-    payload = pickle.dumps(
-        {
-            "model": copy.deepcopy(model).cpu(),
-            "x": x.detach().cpu(),
-            "y": y.detach().cpu(),
-            "batch_size": batch_size,
-            "steps": steps,
-            "lr": lr,
-            "delays": delays,
-            "timeout_s": timeout_s,
-        }
-    )
-    port = _free_port()
+def _run_ranks(port: int, world_size: int, backend: str, payload: bytes, timeout_s: float) -> tuple[dict, list, float]:
+    """Start the ranks against tcp://127.0.0.1:port, collect what each reports, join them all."""
     init_method = f"tcp://127.0.0.1:{port}"
     context = _process_context()
     results = context.Queue()
@@ -360,6 +320,8 @@ def run_data_parallel(
                 else:
                     continue
             if kind == "error":
+                if "address already in use" in data.lower():
+                    raise _PortTaken(port)
                 raise RuntimeError(f"rank {rank} failed:\n{data}")
             received[rank] = pickle.loads(data)
     except BaseException:
@@ -369,7 +331,65 @@ def run_data_parallel(
         _stop(processes, graceful=True)  # a no-op after the line above
         results.close()
         results.join_thread()
-    wall = time.perf_counter() - start
+    return received, processes, time.perf_counter() - start
+
+
+def run_data_parallel(
+    model: torch.nn.Module,
+    x: torch.Tensor,
+    y: torch.Tensor,
+    *,
+    world_size: int = 2,
+    batch_size: int | None = None,
+    steps: int = 1,
+    lr: float = 0.1,
+    backend: str = "gloo",
+    delays: Sequence[float | Sequence[float]] | None = None,
+    timeout_s: float = 60.0,
+) -> DataParallelResult:
+    """Train `model` with DDP on `world_size` local processes, each on 1/world_size of every batch (lesson 09).
+
+    The processes find each other at tcp://127.0.0.1 on a free port. `delays[r]` makes rank r a
+    straggler: it sleeps that many seconds at the start of every step (or, given one number per
+    step, of each step). Each process destroys its process group and is joined before this
+    returns; after an error or `timeout_s` the processes are terminated. In a script, call this
+    under `if __name__ == "__main__":`, because each new process imports the script's main module.
+    """
+    batch_size, steps = _check_data(model, x, y, batch_size, steps)
+    world_size = check_number("world_size", world_size, integer=True, positive=True)
+    shard(batch_size, world_size, 0)  # checks that the batch splits evenly
+    lr = float(check_number("lr", lr, positive=True))
+    backend = check_choice("backend", backend, _BACKENDS)
+    timeout_s = check_number("timeout_s", timeout_s, positive=True)
+    delays = _check_delays(delays, world_size, steps)
+    if backend == "nccl" and torch.cuda.device_count() < world_size:
+        raise ValueError(
+            f"backend 'nccl' needs one NVIDIA GPU per rank: world_size={world_size}, "
+            f"but this machine has {torch.cuda.device_count()}; use backend='gloo' on the CPU"
+        )
+
+    payload = pickle.dumps(
+        {
+            "model": copy.deepcopy(model).cpu(),
+            "x": x.detach().cpu(),
+            "y": y.detach().cpu(),
+            "batch_size": batch_size,
+            "steps": steps,
+            "lr": lr,
+            "delays": delays,
+            "timeout_s": timeout_s,
+        }
+    )
+    for attempt in range(_PORT_TRIES):
+        port = _free_port()
+        try:
+            received, processes, wall = _run_ranks(port, world_size, backend, payload, timeout_s)
+            break
+        except _PortTaken:  # another program took the port before rank 0 listened on it: nothing ran, retry
+            if attempt == _PORT_TRIES - 1:
+                raise RuntimeError(
+                    f"no free port: {_PORT_TRIES} ports in a row were taken before rank 0 could listen"
+                ) from None
     return DataParallelResult(
         weights=tuple(received[r][0] for r in range(world_size)),
         losses=tuple(tuple(received[r][1]) for r in range(world_size)),

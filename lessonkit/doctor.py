@@ -25,6 +25,7 @@ import torch
 from lessonkit import __version__
 from lessonkit import device as _device
 from lessonkit._checks import check_bytes, check_number
+from lessonkit._doctor_text import render_text
 from lessonkit.device import as_device, describe_device, device_memory, nvidia_smi, pick_device
 from lessonkit.estimate import (
     DEFAULT_CUDA_CONTEXT_BYTES,
@@ -35,7 +36,6 @@ from lessonkit.estimate import (
 from lessonkit.gpus import find_gpu
 from lessonkit.progress import ProgressBar
 from lessonkit.timing import MAX_NUMBER, MIN_SAMPLE_S, benchmark, matmul_flops, matmul_sizes_that_fit, tflops
-from lessonkit.vram import format_bytes
 
 # --- the VRAM budget ------------------------------------------------------------------------------
 # Each row is lessonkit.estimate.largest_model_that_fits (lesson 07's estimator): weights, KV cache,
@@ -286,91 +286,6 @@ def _bench_device(device: torch.device, info: Any) -> torch.device:
     return device if info.kind == device.type else torch.device("cpu")
 
 
-def _params(n: int) -> str:
-    for scale, word in ((1e12, "trillion"), (1e9, "billion"), (1e6, "million")):
-        if n >= scale:
-            return f"{n / scale:.1f} {word}"
-    return f"{n:,}"
-
-
-def _mem(n: int | None) -> str:
-    return "unknown" if n is None else f"{format_bytes(n, 'GiB')} = {format_bytes(n, 'GB')}"
-
-
-def _render_text(report: dict[str, Any]) -> str:
-    """The report as the terminal shows it (lesson 01)."""
-    d, smi, bench, budget = report["device"], report["nvidia_smi"], report["benchmark"], report["vram_budget"]
-    out = [f"lessonkit doctor {report['lessonkit']}: Python {report['python']} on {report['platform']}", ""]
-
-    rows = [
-        ("Device", f"{d['kind']}: {d['name']}"),
-        ("Total memory", _mem(d["total_memory_bytes"])),
-        ("Free memory", _mem(d["free_memory_bytes"])),
-        ("Compute capability", d["compute_capability"]),
-        ("NVIDIA driver", d["driver_version"]),
-        ("PyTorch", d["torch_version"]),
-        ("PyTorch built for CUDA", d["torch_cuda_version"] or "no (a CPU-only or Apple build)"),
-        ("CUDA available", "yes" if d["cuda_available"] else "no"),
-        ("Note", d["note"]),
-    ]
-    out.append("Device (what PyTorch will use)")
-    out += [f"  {label:<23} {value}" for label, value in rows if value is not None]
-
-    out += ["", "nvidia-smi"]
-    if smi["available"]:
-        for g in smi["gpus"]:
-            util = "n/a" if g["utilization_pct"] is None else f"{g['utilization_pct']}%"
-            out.append(
-                f"  GPU {g['index']}: {g['name']}, {g['memory_used_mib']} MiB used of {g['memory_total_mib']} MiB, "
-                f"utilisation {util}, driver {g['driver_version']}"
-            )
-    else:
-        out.append(f"  unavailable: {smi['reason']}")
-
-    plan = bench["plan"]
-    warmups = f"{plan['warmup']} warm-up run{'s' if plan['warmup'] != 1 else ''}"
-    out += ["", f"Matrix multiplication (median of {plan['repeats']} timed samples after {warmups})"]
-    for r in bench["runs"]:
-        if r["peak_tflops"]:
-            peak = f"{r['pct_of_peak']:.0f}% of the catalog's {r['peak_key']} peak ({r['peak_tflops']:g} TFLOP/s)"
-        elif r["device"] == "cuda":
-            peak = "peak unknown (not in the course's GPU catalog)"
-        else:
-            peak = ""
-        out.append(
-            f"  {r['device']:<5} {r['dtype']:<5} {r['n']:>5}×{r['n']:<5} {r['median_s'] * 1e3:>9.3g} ms "
-            f"{r['tflops']:>8.3g} TFLOP/s  {peak}".rstrip()
-        )
-    if bench["speedup"]:
-        n = bench["speedup_n"]
-        out.append(
-            f"  Speed-up, same {n}×{n} fp32 matmul: {bench['speedup']:.1f}× faster on {d['kind']} than on the CPU"
-        )
-    elif d["kind"] == "cpu":
-        out.append("  No GPU here, so there is no speed-up to measure: the CPU figure is this machine's baseline.")
-    out += [f"  {note}" for note in bench["notes"]]
-
-    out += ["", f"What fits: {_mem(budget['memory_bytes'])} of {budget['memory_of']}"]
-    for row in budget["rows"]:
-        largest = _params(row["max_params"])
-        out.append(f"  {row['label']:<40} {row['assumes']:<22} up to {largest} parameters")
-    out.append(f"  ({budget['counts']}.)")
-
-    out.append("")
-    for problem in report["problems"]:
-        out.append(f"PROBLEM: {problem}")
-    for note in report["notes"]:
-        out.append(f"Note: {note}")
-    if not report["problems"]:
-        if d["kind"] == "cpu":
-            verdict = "OK: no GPU, and nothing is broken. The lessons run on the CPU."
-        else:
-            verdict = f"OK: PyTorch can use the {d['kind']} device ({d['name']})."
-        out.append(verdict)
-    out.append(f"(checked in {report['elapsed_s']:.1f} s)")
-    return "\n".join(out)
-
-
 # --- command line ---------------------------------------------------------------------------------
 
 
@@ -402,5 +317,5 @@ def run(
     if args.json:
         stdout.write(json.dumps(report, indent=2) + "\n")
     else:
-        stdout.write(_render_text(report) + "\n")
+        stdout.write(render_text(report) + "\n")
     return report["exit_status"]

@@ -16,7 +16,7 @@ from functools import lru_cache
 from types import MappingProxyType
 
 from lessonkit._checks import check_choice, check_strings
-from lessonkit._data import read_json
+from lessonkit._data import read_json, read_record
 
 _LANGUAGES = ("en", "zh_hans", "zh_hant")
 _LANGUAGE_NAMES = MappingProxyType({"en": "English", "zh_hans": "简体中文", "zh_hant": "繁體中文"})
@@ -52,12 +52,9 @@ class Term:
 def terms() -> tuple[Term, ...]:
     """Every glossary term, in the order of the data file (all lessons)."""
     return tuple(
-        Term(
-            key=e["key"],
-            en=e["en"],
-            zh_hans=e["zh_hans"],
-            zh_hant=e["zh_hant"],
-            people_say=e["people_say"],
+        read_record(
+            Term,
+            e,
             meaning=MappingProxyType(dict(e["meaning"])),
             seeds=MappingProxyType({lang: tuple(files) for lang, files in e.get("seeds", {}).items()}),
         )

@@ -1,4 +1,4 @@
-"""A small catalog of common GPUs: memory, bandwidth, dense peaks, Tensor Cores, all sourced (lessons 03, 05)."""
+"""A small catalog of common GPUs: memory, bandwidth, power, dense peaks, Tensor Cores, sourced (lessons 03, 05, 07)."""
 
 from __future__ import annotations
 
@@ -9,19 +9,24 @@ from lessonkit._checks import check_choice
 from lessonkit._data import read_json
 from lessonkit.units import GIB, MIB
 
-# The precisions a catalog entry can give a peak for: "fp32" on the ordinary cores, the rest on Tensor Cores.
+# The precisions the lessons time a matmul in: "fp32" on the ordinary cores, the rest on Tensor Cores.
 PRECISIONS = ("fp32", "tf32", "fp16", "bf16")
-_TENSOR_PRECISIONS = ("tf32", "fp16", "bf16")
+# Inference formats with a published peak but no matmul timed here: "fp8" in TFLOP/s, "int8" in TOPS.
+LOW_PRECISIONS = ("fp8", "int8")
+_TENSOR_PRECISIONS = ("tf32", "fp16", "bf16", "fp8", "int8")
+_ALL_PRECISIONS = PRECISIONS + LOW_PRECISIONS
 KINDS = ("cuda", "mps")
 
 
 @dataclass(frozen=True)
 class GpuSpec:
-    """One GPU model from `lessonkit/data/gpus.json`; `sources` maps each field to where it came from (lessons 03, 05).
+    """One GPU board from `lessonkit/data/gpus.json`; `sources` maps each field to where it came from (lessons 03-07).
 
-    `bandwidth_gb_s` is the advertised memory bandwidth in GB/s (10**9 bytes per second). `peak_tflops` holds
-    dense peaks (never the "with sparsity" figures) for the precisions in PRECISIONS that have a published figure.
-    `tensor_cores` says whether the Tensor Cores take "tf32", "fp16" and "bf16". `kind` is "cuda" or "mps".
+    `bandwidth_gb_s` is the advertised memory bandwidth in GB/s (10**9 bytes per second); `other_published` holds a
+    second figure the vendor also prints for a field. `tdp_w` is the board power in watts (None: not published).
+    `peak_tflops` holds dense peaks (never the "with sparsity" figures) in TFLOP/s for fp32, tf32, fp16, bf16 and
+    fp8; `peak_tops` the dense int8 peak in TOPS; a precision without a published figure is absent. `tensor_cores`
+    says whether the Tensor Cores take "tf32", "fp16", "bf16", "fp8" and "int8". `kind` is "cuda" or "mps".
     """
 
     key: str
@@ -38,6 +43,9 @@ class GpuSpec:
     peak_tflops: dict[str, float] = field(default_factory=dict, compare=False)
     tensor_cores: dict[str, bool] = field(default_factory=dict, compare=False)
     kind: str = "cuda"
+    tdp_w: float | None = None
+    peak_tops: dict[str, float] = field(default_factory=dict, compare=False)
+    other_published: dict[str, float] = field(default_factory=dict, compare=False)
 
     @property
     def usable_bytes(self) -> int:
@@ -48,30 +56,40 @@ class GpuSpec:
         return round(self.memory_gb_sold * GIB)
 
     def peak(self, precision: str) -> float | None:
-        """Dense peak TFLOP/s for 'fp32', 'tf32', 'fp16' or 'bf16'; None when no figure is published (lesson 05)."""
-        check_choice("precision", precision, PRECISIONS)
-        return self.peak_tflops.get(precision)
+        """Dense peak in TFLOP/s (TOPS for 'int8') in PRECISIONS or LOW_PRECISIONS; None if unpublished (lesson 05)."""
+        check_choice("precision", precision, _ALL_PRECISIONS)
+        return (self.peak_tops if precision == "int8" else self.peak_tflops).get(precision)
 
     def has_tensor_cores(self, precision: str) -> bool:
         """Whether a matmul in this precision can run on the Tensor Cores ('fp32' never does) (lesson 05)."""
-        check_choice("precision", precision, PRECISIONS)
+        check_choice("precision", precision, _ALL_PRECISIONS)
         return bool(self.tensor_cores.get(precision, False))
 
     def ridge_point(self, precision: str) -> float | None:
-        """FLOP per byte at which the compute roof meets the memory roof: peak / bandwidth (lesson 05)."""
+        """Operations per byte at which the compute roof meets the memory roof: peak / bandwidth (lesson 05)."""
         peak = self.peak(precision)
         if peak is None or not self.bandwidth_gb_s:
             return None
         return peak * 1e12 / (self.bandwidth_gb_s * 1e9)
 
+    def per_watt(self, precision: str) -> float | None:
+        """Dense peak per watt of board power, in TFLOP/s (TOPS for 'int8') per W; None without both (lesson 07)."""
+        peak = self.peak(precision)
+        if peak is None or not self.tdp_w:
+            return None
+        return peak / self.tdp_w
+
+
+def _floats(e: dict, name: str) -> dict[str, float]:
+    return {str(k): float(v) for k, v in (e.get(name) or {}).items()}
+
 
 def _spec(e: dict) -> GpuSpec:
-    peaks = {str(k): float(v) for k, v in (e.get("peak_tflops") or {}).items()}
-    tensor = {str(k): bool(v) for k, v in (e.get("tensor_cores") or {}).items()}
-    unknown = (set(peaks) - set(PRECISIONS)) | (set(tensor) - set(_TENSOR_PRECISIONS))
+    peaks, tops, tensor = _floats(e, "peak_tflops"), _floats(e, "peak_tops"), dict(e.get("tensor_cores") or {})
+    unknown = (set(peaks) - {*PRECISIONS, "fp8"}) | (set(tops) - {"int8"}) | (set(tensor) - set(_TENSOR_PRECISIONS))
     if unknown or e.get("kind", "cuda") not in KINDS:
         raise ValueError(f"gpus.json entry {e.get('key')!r} has an unknown precision or kind: {sorted(unknown)}")
-    bandwidth = e.get("bandwidth_gb_s")
+    bandwidth, tdp = e.get("bandwidth_gb_s"), e.get("tdp_w")
     return GpuSpec(
         key=e["key"],
         name=e["name"],
@@ -85,8 +103,11 @@ def _spec(e: dict) -> GpuSpec:
         notes=e.get("notes"),
         bandwidth_gb_s=None if bandwidth is None else float(bandwidth),
         peak_tflops=peaks,
-        tensor_cores=tensor,
+        tensor_cores={str(k): bool(v) for k, v in tensor.items()},
         kind=e.get("kind", "cuda"),
+        tdp_w=None if tdp is None else float(tdp),
+        peak_tops=tops,
+        other_published=_floats(e, "other_published"),
     )
 
 
@@ -96,7 +117,7 @@ def _all() -> tuple[GpuSpec, ...]:
 
 
 def catalog(kind: str | None = "cuda") -> tuple[GpuSpec, ...]:
-    """The NVIDIA GPUs in the catalog in file order; kind='mps' gives the Apple chips, None all (lessons 03, 05)."""
+    """The NVIDIA GPUs in the catalog in file order; kind='mps' gives the Apple chips, None all (lessons 03, 05, 07)."""
     if kind is not None:
         check_choice("kind", kind, KINDS)
     return tuple(g for g in _all() if kind is None or g.kind == kind)
@@ -111,5 +132,8 @@ def find_gpu(name: str) -> GpuSpec:
         names = (gpu.key, gpu.name, *gpu.torch_names)
         if wanted in (n.casefold() for n in names):
             return gpu
+    for old, new in read_json("gpus.json").get("renamed", {}).items():
+        if wanted == old.casefold():
+            raise ValueError(f"name {name!r} was split into one entry per board: {', '.join(new)}")
     known = ", ".join(g.key for g in _all())
     raise ValueError(f"name {name!r} is not in the GPU catalog; known keys: {known}")

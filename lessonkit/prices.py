@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from lessonkit._data import read_json
+from lessonkit._data import read_json, read_record
 
 
 @dataclass(frozen=True)
@@ -39,15 +39,6 @@ def price_listings() -> tuple[PriceListing, ...]:
     data = read_json("prices.json")
     sources = data["sources"]
     return tuple(
-        PriceListing(
-            offer=e["offer"],
-            provider=e["provider"],
-            gpu=e["gpu"],
-            memory_gb=e["memory_gb"],
-            gpu_class=e["gpu_class"],
-            usd_per_gpu_hour=_usd_per_hour(e),
-            read=e["read"],
-            source=sources[e["source"]],
-        )
+        read_record(PriceListing, e, usd_per_gpu_hour=_usd_per_hour(e), source=sources[e["source"]])
         for e in data["listings"]
     )

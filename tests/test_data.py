@@ -12,7 +12,8 @@ MIB = 2**20
 
 def test_catalog_has_the_common_gpus():
     keys = [g.key for g in catalog()]
-    for key in ("T4", "L4", "A10G", "A100_40GB", "A100_80GB", "H100_SXM", "H200", "RTX_3090", "RTX_4090"):
+    common = ("T4", "L4", "A10G", "A100_40GB", "A100_80GB_SXM", "A100_80GB_PCIE", "H100_SXM", "H100_PCIE", "H200")
+    for key in (*common, "RTX_3090", "RTX_4090"):
         assert key in keys
     assert len(set(keys)) == len(keys)
 

@@ -12,6 +12,7 @@ import torch
 from IPython.lib.pretty import pretty
 
 import lessonkit.device as device
+from lessonkit import _host
 from lessonkit.device import (
     DeviceInfo,
     as_device,
@@ -332,9 +333,9 @@ def test_cuda_device_found_by_the_name_torch_reports(fake_cuda):
 def test_mps_device_found_by_the_chip_name(monkeypatch):
     monkeypatch.setattr(device, "_cuda_available", lambda: False)
     monkeypatch.setattr(device, "_mps_available", lambda: True)
-    monkeypatch.setattr(device, "_apple_chip_name", lambda: "Apple M4 Pro")
+    monkeypatch.setattr(_host, "apple_chip_name", lambda: "Apple M4 Pro")
     assert spec_for_device().key == "M4_PRO"
-    monkeypatch.setattr(device, "_apple_chip_name", lambda: None)
+    monkeypatch.setattr(_host, "apple_chip_name", lambda: None)
     assert spec_for_device("mps") is None
 
 
@@ -343,9 +344,9 @@ def test_apple_chip_name_reads_sysctl_on_a_mac(tmp_path, monkeypatch):
     fake.write_text('#!/bin/sh\n[ "$2" = "machdep.cpu.brand_string" ] && echo "Apple M2" && exit 0\nexit 1\n')
     fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
     monkeypatch.setenv("PATH", str(tmp_path))
-    monkeypatch.setattr(device, "platform", types.SimpleNamespace(system=lambda: "Darwin"))
-    assert device._apple_chip_name() == "Apple M2"
+    monkeypatch.setattr(_host, "platform", types.SimpleNamespace(system=lambda: "Darwin"))
+    assert _host.apple_chip_name() == "Apple M2"
     fake.write_text("#!/bin/sh\nexit 1\n")
-    assert device._apple_chip_name() is None
-    monkeypatch.setattr(device, "platform", types.SimpleNamespace(system=lambda: "Linux"))
-    assert device._apple_chip_name() is None
+    assert _host.apple_chip_name() is None
+    monkeypatch.setattr(_host, "platform", types.SimpleNamespace(system=lambda: "Linux"))
+    assert _host.apple_chip_name() is None

@@ -1,4 +1,4 @@
-"""lessonkit.distributed: two real processes under DDP match one process on the whole batch (lesson 06).
+"""lessonkit.distributed: two real processes under DDP match one process on the whole batch (lesson 09).
 
 The runs start real processes, so the successful run is shared by the tests that inspect it. Every run
 is bounded by run_data_parallel's own timeout.
@@ -23,7 +23,7 @@ from lessonkit.distributed import (
     train_single_process,
 )
 
-# As lesson 06 does before Step 6: start the process the ranks are forked from (Linux; elsewhere nothing to
+# As lesson 09 does in its imports: start the process the ranks are forked from (Linux; elsewhere nothing to
 # start) now, so that it imports PyTorch, seconds, while the other test files are collected and run.
 start_rank_server()
 
@@ -133,6 +133,38 @@ def test_a_hung_rank_is_stopped_after_the_timeout():
     x, y = make_data()
     with pytest.raises(TimeoutError, match="did not finish within 1 s"):
         run_data_parallel(make_model(), x, y, batch_size=BATCH, delays=[0.0, 600.0], timeout_s=1)
+    assert multiprocessing.active_children() == []
+    assert leftover_children(set()) == []
+
+
+def test_a_port_taken_before_rank_0_listens_gets_a_new_one(monkeypatch):
+    # On a busy machine another program can take the free port between choosing it and rank 0 listening
+    # on it. Here one is listening on the first port handed out; the run must move to another port.
+    from lessonkit import distributed
+
+    with socket.socket() as squatter:
+        squatter.bind(("127.0.0.1", 0))
+        squatter.listen()
+        taken = squatter.getsockname()[1]
+        handed = iter([taken])
+        monkeypatch.setattr(distributed, "_free_port", lambda: next(handed, None) or _free_port())
+        x, y = make_data()
+        result = run_data_parallel(make_model(), x, y, batch_size=BATCH, steps=STEPS, lr=LR, timeout_s=60)
+    assert result.port != taken
+    assert result.exitcodes == (0, 0)
+    assert leftover_children(set(result.pids)) == []
+
+
+def test_only_taken_ports_give_a_clear_error(monkeypatch):
+    from lessonkit import distributed
+
+    with socket.socket() as squatter:
+        squatter.bind(("127.0.0.1", 0))
+        squatter.listen()
+        monkeypatch.setattr(distributed, "_free_port", lambda: squatter.getsockname()[1])
+        x, y = make_data()
+        with pytest.raises(RuntimeError, match="no free port: 3 ports in a row were taken"):
+            run_data_parallel(make_model(), x, y, batch_size=BATCH, timeout_s=60)
     assert multiprocessing.active_children() == []
     assert leftover_children(set()) == []
 

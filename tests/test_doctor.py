@@ -20,6 +20,7 @@ import torch
 from lessonkit import device as device_module
 from lessonkit import doctor
 from lessonkit.__main__ import main
+from lessonkit._doctor_text import render_text
 from lessonkit.estimate import largest_model_that_fits
 from lessonkit.timing import matmul_flops
 from lessonkit.vram import max_params
@@ -198,7 +199,7 @@ def test_text_report_of_a_gpu_shows_speedup_and_peak(cpu_only, no_smi):
         | {"peak_tflops": 65.0, "pct_of_peak": 40.0},
     ]
     gpu["benchmark"]["speedup"], gpu["benchmark"]["speedup_n"] = 20.0, 512
-    text = doctor._render_text(gpu)
+    text = render_text(gpu)
     assert "Compute capability      7.5" in text and "NVIDIA driver           535.104.05" in text
     assert "peak unknown (not in the course's GPU catalog)" in text
     assert "40% of the catalog's fp16 peak (65 TFLOP/s)" in text

@@ -1,11 +1,11 @@
-"""lessonkit.gpus: bandwidth, dense peaks and Tensor Cores in the catalog (lesson 05)."""
+"""lessonkit.gpus: bandwidth, board power, dense peaks and Tensor Cores in the catalog (lessons 05, 07)."""
 
 from __future__ import annotations
 
 import pytest
 
 import lessonkit.gpus as gpus
-from lessonkit.gpus import _TENSOR_PRECISIONS, PRECISIONS, GpuSpec, catalog, find_gpu
+from lessonkit.gpus import _TENSOR_PRECISIONS, LOW_PRECISIONS, PRECISIONS, GpuSpec, catalog, find_gpu
 
 CUDA = catalog()
 APPLE = catalog(kind="mps")
@@ -20,82 +20,137 @@ def test_catalog_lists_nvidia_gpus_by_default_and_macs_on_request():
 
 @pytest.mark.parametrize("gpu", catalog(kind=None), ids=lambda g: g.key)
 def test_every_performance_figure_has_a_source(gpu: GpuSpec):
-    if gpu.bandwidth_gb_s is not None:
-        assert gpu.sources.get("bandwidth_gb_s", "").startswith("https://"), gpu.key
+    for field in ("bandwidth_gb_s", "tdp_w"):
+        if getattr(gpu, field) is not None:
+            assert gpu.sources.get(field, "").startswith("https://"), (gpu.key, field)
     for precision in gpu.peak_tflops:
         assert gpu.sources.get(f"peak_tflops.{precision}", "").startswith("https://"), (gpu.key, precision)
+    for precision in gpu.peak_tops:
+        assert gpu.sources.get(f"peak_tops.{precision}", "").startswith("https://"), (gpu.key, precision)
     assert set(gpu.tensor_cores) == set(_TENSOR_PRECISIONS)
     assert gpu.sources.get("tensor_cores", "").startswith("https://") or not any(gpu.tensor_cores.values())
     assert gpu.notes, "every entry explains where its figures were read"
 
 
-def test_every_listed_gpu_has_a_bandwidth_and_the_course_gpus_have_peaks():
+def test_every_listed_gpu_has_a_bandwidth_and_the_course_gpus_have_peaks_and_power():
     assert all(g.bandwidth_gb_s and g.bandwidth_gb_s > 0 for g in catalog(kind=None))
-    for key in ("T4", "V100_SXM2_16GB", "A100_40GB", "A100_80GB", "H100_SXM", "H200", "RTX_3090", "RTX_4090"):
+    keys = ("T4", "V100_SXM2_16GB", "A100_40GB", "A100_80GB_SXM", "A100_80GB_PCIE", "H100_SXM", "H100_PCIE", "H200")
+    for key in (*keys, "H20", "RTX_3090", "RTX_4090"):
         assert find_gpu(key).peak("fp16") is not None, key
+    assert all(g.tdp_w and 50 <= g.tdp_w <= 1000 for g in CUDA), "every NVIDIA board has its board power"
+    assert all(g.tdp_w is None for g in APPLE), "Apple publishes no GPU power figure"
     assert len(APPLE) >= 4
 
 
+def _expected_tensor_cores(cc: float) -> dict[str, bool]:
+    """Volta: FP16; Turing adds INT8 (and INT4); Ampere adds TF32 and BF16; Ada and Hopper add FP8."""
+    return {
+        "tf32": cc >= 8.0,
+        "fp16": cc >= 7.0,
+        "bf16": cc >= 8.0,
+        "fp8": cc >= 8.9,
+        "int8": cc >= 7.5,
+    }
+
+
 @pytest.mark.parametrize("gpu", CUDA, ids=lambda g: g.key)
-def test_tf32_and_bf16_tensor_cores_need_ampere_or_newer(gpu: GpuSpec):
-    ampere_or_newer = float(gpu.compute_capability) >= 8.0
-    assert gpu.tensor_cores == {"tf32": ampere_or_newer, "fp16": True, "bf16": ampere_or_newer}
-    # A Tensor Core peak only exists where the Tensor Cores take that precision.
-    for precision in _TENSOR_PRECISIONS:
+def test_tensor_core_formats_follow_the_architecture(gpu: GpuSpec):
+    assert gpu.tensor_cores == _expected_tensor_cores(float(gpu.compute_capability))
+    # A Tensor Core peak only exists where the Tensor Cores take that precision. int8 is the exception:
+    # Pascal runs it on the ordinary cores (DP4A), and the P4's datasheet gives that rate.
+    for precision in ("tf32", "fp16", "bf16", "fp8"):
         if gpu.peak(precision) is not None:
-            assert gpu.has_tensor_cores(precision)
+            assert gpu.has_tensor_cores(precision), precision
+    if gpu.peak("int8") is not None and not gpu.has_tensor_cores("int8"):
+        assert "DP4A" in gpu.notes
 
 
 @pytest.mark.parametrize("gpu", CUDA, ids=lambda g: g.key)
 def test_peaks_are_dense_figures_in_a_sane_order(gpu: GpuSpec):
-    fp32, tf32, fp16, bf16 = (gpu.peak(p) for p in PRECISIONS)
+    fp32, tf32, fp16, bf16, fp8, int8 = (gpu.peak(p) for p in PRECISIONS + LOW_PRECISIONS)
     if fp32 and fp16:
         assert fp16 > fp32  # Tensor Cores beat the ordinary cores
     if tf32 and fp16:
         assert fp16 == pytest.approx(2 * tf32, rel=0.02)  # TF32 Tensor math runs at half the FP16 rate
     if bf16 and fp16:
         assert bf16 == fp16
-    # Dense, not "with sparsity": no GPU here reaches 1000 dense FP16 TFLOP/s (the H100 is 989.4).
-    assert all(v < 1000 for v in gpu.peak_tflops.values())
+    if fp8 and fp16:
+        assert fp8 == pytest.approx(2 * fp16, rel=0.02)  # 8-bit Tensor math runs at twice the 16-bit rate
+    if int8 and fp16:
+        assert int8 >= 0.99 * 2 * fp16  # INT8 runs at least at twice the FP16 rate (GeForce's FP16 figure is halved)
+    # Dense, not "with sparsity": no GPU here reaches 1000 dense 16-bit TFLOP/s (the H100 SXM is 989.4),
+    # nor 2000 dense 8-bit TFLOP/s or TOPS (1978.9).
+    assert all(v < 1000 for p, v in gpu.peak_tflops.items() if p != "fp8")
+    assert all(v < 2000 for v in (fp8 or 0, int8 or 0))
 
 
-def test_t4_has_fp16_tensor_cores_only():
+def test_t4_has_fp16_and_int8_tensor_cores_only():
     t4 = find_gpu("Tesla T4")
     assert (t4.peak("fp32"), t4.peak("fp16"), t4.peak("tf32"), t4.peak("bf16")) == (8.1, 65.0, None, None)
-    assert t4.has_tensor_cores("fp16") and not t4.has_tensor_cores("tf32") and not t4.has_tensor_cores("bf16")
-    assert not t4.has_tensor_cores("fp32")
+    assert (t4.peak("int8"), t4.peak("fp8"), t4.tdp_w) == (130.0, None, 70.0)
+    assert t4.has_tensor_cores("fp16") and t4.has_tensor_cores("int8")
+    assert not any(t4.has_tensor_cores(p) for p in ("fp32", "tf32", "bf16", "fp8"))
     assert t4.bandwidth_gb_s == 300.0 and t4.ridge_point("fp16") == pytest.approx(65e12 / 300e9)
     assert t4.ridge_point("tf32") is None
 
 
-def test_h200_and_h100_share_compute_but_not_bandwidth():
-    h100, h200 = find_gpu("NVIDIA H100 80GB HBM3"), find_gpu("NVIDIA H200")
-    assert h100.peak_tflops == h200.peak_tflops and h200.peak("bf16") == 989.4
+def test_t4_keeps_the_datasheet_bandwidth_and_records_the_other_published_figure():
+    t4 = find_gpu("T4")
+    assert (t4.bandwidth_gb_s, t4.other_published) == (300.0, {"bandwidth_gb_s": 320.0})
+    assert "datasheet" in t4.sources["bandwidth_gb_s"] and "tesla-t4" in t4.sources["other_published.bandwidth_gb_s"]
+    assert "256-bit" in t4.notes and "10 Gbps" in t4.notes  # why 320: 256 bits x 10 Gbps / 8
+
+
+def test_l4_has_every_datasheet_peak():
+    l4 = find_gpu("L4")
+    assert [l4.peak(p) for p in PRECISIONS + LOW_PRECISIONS] == [30.3, 60.0, 121.0, 121.0, 242.5, 242.5]
+    assert l4.tdp_w == 72.0 and l4.per_watt("bf16") == pytest.approx(121 / 72)
+
+
+def test_the_80gb_a100_is_one_entry_per_board():
+    sxm, pcie = find_gpu("NVIDIA A100-SXM4-80GB"), find_gpu("NVIDIA A100 80GB PCIe")
+    assert (sxm.key, pcie.key) == ("A100_80GB_SXM", "A100_80GB_PCIE")
+    assert (sxm.bandwidth_gb_s, pcie.bandwidth_gb_s, sxm.tdp_w, pcie.tdp_w) == (2039.0, 1935.0, 400.0, 300.0)
+    assert sxm.peak_tflops == pcie.peak_tflops and sxm.peak("int8") == 624.0 and sxm.peak("fp8") is None
+    split = "'A100_80GB' was split into one entry per board: A100_80GB_SXM, A100_80GB_PCIE"
+    with pytest.raises(ValueError, match=split):
+        find_gpu("A100_80GB")
+
+
+def test_hopper_boards():
+    h100, pcie, h800, h200 = (find_gpu(k) for k in ("NVIDIA H100 80GB HBM3", "H100_PCIE", "NVIDIA H800", "NVIDIA H200"))
+    assert h100.peak_tflops == h200.peak_tflops == h800.peak_tflops and h200.peak("bf16") == 989.4
+    assert (h100.peak("fp8"), h100.peak("int8"), h100.tdp_w) == (1978.9, 1978.9, 700.0)
     assert (h100.bandwidth_gb_s, h200.bandwidth_gb_s) == (3350.0, 4800.0)
+    assert (pcie.memory_gb_sold, pcie.bandwidth_gb_s, pcie.peak("bf16"), pcie.tdp_w) == (80, 2000.0, 756.5, 350.0)
+    h20 = find_gpu("NVIDIA H20")
+    assert (h20.memory_gb_sold, h20.bandwidth_gb_s, h20.peak("bf16"), h20.tdp_w) == (96, 4000.0, 148.0, 400.0)
 
 
 @pytest.mark.parametrize("gpu", APPLE, ids=lambda g: g.key)
 def test_apple_entries_are_unified_memory_without_published_tflops(gpu: GpuSpec):
-    assert gpu.sources["memory_gb_sold"].startswith("https://") and gpu.memory_gb_sold >= 16
+    assert gpu.sources["memory_gb_sold"].startswith("https://www.apple.com/") and gpu.memory_gb_sold >= 16
     assert gpu.torch_names[0].startswith("Apple M") and gpu.compute_capability is None
     assert gpu.memory_mib_smi is None and gpu.usable_bytes == round(gpu.memory_gb_sold * 2**30)
-    assert gpu.peak_tflops == {} and not any(gpu.tensor_cores.values())
-    assert gpu.ridge_point("fp32") is None
+    assert gpu.peak_tflops == {} and gpu.peak_tops == {} and not any(gpu.tensor_cores.values())
+    assert gpu.ridge_point("fp32") is None and gpu.per_watt("fp32") is None
     assert find_gpu(gpu.torch_names[0]) is gpu
 
 
 def test_old_positional_construction_still_works():
     spec = GpuSpec("X", "X", ("X",), "Test", None, 24, None, None)
     assert spec.kind == "cuda" and spec.bandwidth_gb_s is None and spec.peak("fp16") is None
+    assert spec.tdp_w is None and spec.peak("int8") is None and spec.per_watt("fp16") is None
     assert not spec.has_tensor_cores("bf16")
 
 
-@pytest.mark.parametrize("bad, error", [("fp64", ValueError), ("FP16", ValueError), (16, TypeError)])
+@pytest.mark.parametrize(
+    "bad, error", [("fp64", ValueError), ("FP16", ValueError), ("int4", ValueError), (16, TypeError)]
+)
 def test_precision_is_checked(bad, error):
-    with pytest.raises(error, match="precision must be"):
-        find_gpu("T4").peak(bad)
-    with pytest.raises(error, match="precision must be"):
-        find_gpu("T4").has_tensor_cores(bad)
+    for method in ("peak", "has_tensor_cores", "ridge_point", "per_watt"):
+        with pytest.raises(error, match="precision must be"):
+            getattr(find_gpu("T4"), method)(bad)
 
 
 def test_malformed_entries_are_refused():
@@ -104,3 +159,7 @@ def test_malformed_entries_are_refused():
         gpus._spec(entry)
     with pytest.raises(ValueError, match="unknown precision or kind"):
         gpus._spec({**entry, "peak_tflops": {}, "kind": "tpu"})
+    with pytest.raises(ValueError, match=r"unknown precision or kind: \['int8'\]"):
+        gpus._spec({**entry, "peak_tflops": {"int8": 1.0}})  # int8 is counted in TOPS, under peak_tops
+    with pytest.raises(ValueError, match=r"unknown precision or kind: \['int4'\]"):
+        gpus._spec({**entry, "peak_tflops": {}, "peak_tops": {"int4": 1.0}})

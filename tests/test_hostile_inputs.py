@@ -97,6 +97,15 @@ def _calls() -> dict[str, Callable[[], dict[str, Any]]]:
             "free_bytes": 2**30,
         },
         "bytecount.measure_step": lambda: _measure_step_call(),
+        "spirals.make_spirals": lambda: {"n_per_class": 10, "noise": 0.1, "seed": 1},
+        "spirals.make_loader": lambda: {"x": torch.zeros(6, 2), "y": torch.zeros(6, dtype=torch.long), "batch_size": 3},
+        "spirals.make_model": lambda: {"width": 8, "dropout": 0.1, "device": "cpu"},
+        "spirals.train": lambda: _spirals_train_call(),
+        "spirals.evaluate": lambda: {
+            "model": _spiral_model(),
+            "x": torch.zeros(6, 2),
+            "y": torch.zeros(6, dtype=torch.long),
+        },
         "bytecount.parameter_bytes": lambda: {"module": model()},
         "bytecount.gradient_bytes": lambda: {"module": model()},
         "bytecount.optimizer_state_bytes": lambda: {"optimizer": torch.optim.SGD(model().parameters(), lr=0.1)},
@@ -173,6 +182,19 @@ def _estimate():
     return estimate("gpt2")
 
 
+def _spiral_model() -> torch.nn.Module:
+    torch.manual_seed(0)
+    return torch.nn.Linear(2, 3)
+
+
+def _spirals_train_call() -> dict[str, Any]:
+    from torch.utils.data import DataLoader, TensorDataset
+
+    model = _spiral_model()
+    loader = DataLoader(TensorDataset(torch.zeros(6, 2), torch.zeros(6, dtype=torch.long)), batch_size=3)
+    return {"model": model, "loader": loader, "optimizer": torch.optim.SGD(model.parameters(), lr=0.1), "epochs": 1}
+
+
 def _measure_step_call() -> dict[str, Any]:
     model = _model()
     return {
@@ -203,7 +225,14 @@ EXEMPT = {
     },
     **{
         f"exercises.machine.{name}": "takes no arguments"
-        for name in ("cpu_matmul_seconds", "memory_here", "ram_here", "recorded_run", "tf32_allowed")
+        for name in (
+            "cpu_matmul_seconds",
+            "memory_here",
+            "ram_here",
+            "recorded_run",
+            "recorded_seconds",
+            "tf32_allowed",
+        )
     },
     "exercises.machine.gpu_matmul_seconds": "times the device pick_device() chose for 04-speedup's solution; "
     "its learner-facing route is tested in test_exercises.py",
@@ -218,6 +247,7 @@ EXEMPT = {
     "exercises.reset": "takes no arguments",
     "prices.price_listings": "takes no arguments",
     "reference.single_runs": "takes no arguments",
+    "spirals.spiral_data": "takes no arguments",
     "reference.sweeps": "takes no arguments",
     "reference.gpu_checks": "takes no arguments",
     "reference.colab_t4_cuda_total_memory": "takes no arguments",
@@ -273,13 +303,12 @@ def time_limit(seconds: int):
         signal.signal(signal.SIGALRM, previous)
 
 
-@pytest.mark.parametrize("qualname, argument, label", CASES)
-def test_hostile_argument(qualname, argument, label):
-    kwargs = CALLS[qualname]()
+def answers_plainly(qualname: str, function: Callable, kwargs: dict[str, Any], argument: str, label: str) -> None:
+    """Call `function` with `argument` made hostile: a normal return, or a ValueError/TypeError that names it."""
     kwargs[argument] = HOSTILE[label]
     try:
         with time_limit(10):
-            FUNCTIONS[qualname](**kwargs)
+            function(**kwargs)
             plt.close("all")
     except (ValueError, TypeError) as exc:
         assert argument in str(exc), f"{qualname}({argument}={HOSTILE[label]!r}) error does not name it: {exc}"
@@ -287,3 +316,60 @@ def test_hostile_argument(qualname, argument, label):
         pytest.fail(f"{qualname}({argument}={HOSTILE[label]!r}) hung instead of refusing the value")
     except Exception as exc:  # noqa: BLE001 - anything else is the failure this test looks for
         pytest.fail(f"{qualname}({argument}={HOSTILE[label]!r}) raised {type(exc).__name__}: {exc}")
+
+
+@pytest.mark.parametrize("qualname, argument, label", CASES)
+def test_hostile_argument(qualname, argument, label):
+    answers_plainly(qualname, FUNCTIONS[qualname], CALLS[qualname](), argument, label)
+
+
+# --- private helpers that learner input reaches -------------------------------------------------
+# Made private when nothing outside their module called them, these still take what a learner or
+# the command line typed: a notebook name (colab_badge), a glossary key (glossary_table), the memory
+# and sizes of the doctor's budget and benchmark. They get the same hostile values, called directly.
+
+PRIVATE_CALLS: dict[str, Callable[[], dict[str, Any]]] = {
+    "course._colab_url": lambda: {"notebook": "01_find_your_gpu.ipynb"},
+    "glossary._find_term": lambda: {"name": "vram"},
+    "doctor._vram_budget": lambda: {"memory_bytes": 16 * 2**30},
+    "doctor._fitting_size": lambda: {"wanted": 2048, "free_bytes": 2**30, "element_bytes": 4},
+}
+PRIVATE_CASES = [
+    (qualname, argument, label)
+    for qualname in sorted(PRIVATE_CALLS)
+    for argument in PRIVATE_CALLS[qualname]()
+    for label in HOSTILE
+]
+
+
+def private_helper(qualname: str) -> Callable:
+    module, _, name = qualname.rpartition(".")
+    return getattr(importlib.import_module(f"lessonkit.{module}"), name)
+
+
+@pytest.mark.parametrize("qualname", sorted(PRIVATE_CALLS))
+def test_the_valid_call_to_a_private_helper_works(qualname):
+    assert qualname.rpartition(".")[2].startswith("_"), f"{qualname} is public: move it to CALLS"
+    with time_limit(30):
+        private_helper(qualname)(**PRIVATE_CALLS[qualname]())
+
+
+@pytest.mark.parametrize("qualname, argument, label", PRIVATE_CASES)
+def test_hostile_argument_to_a_private_helper(qualname, argument, label):
+    answers_plainly(qualname, private_helper(qualname), PRIVATE_CALLS[qualname](), argument, label)
+
+
+@pytest.mark.parametrize("label", HOSTILE)
+def test_fitting_size_refuses_the_same_element_bytes_when_free_memory_is_unknown(label):
+    fitting_size = private_helper("doctor._fitting_size")
+
+    def refusal(free_bytes: int | None) -> tuple[type, str] | None:
+        try:
+            with time_limit(10):
+                fitting_size(2048, free_bytes, HOSTILE[label])
+        except (ValueError, TypeError) as exc:
+            return type(exc), str(exc)
+        return None
+
+    # unknown free memory skips matmul_sizes_that_fit, which checks element_bytes when it is known
+    assert refusal(None) == refusal(2**30)

@@ -33,16 +33,19 @@ LAYERS: dict[str, int] = {
     "vram": 2,
     "memparts": 2,
     "estimate": 2,
-    # 3 torch: devices, timing, byte counting, the reference Transformer, data parallelism
+    # 3 torch: devices, timing, byte counting, the reference Transformer, the toy problem, data parallelism
     "device": 3,
+    "_host": 3,  # what the OS says about this computer, for device
     "timing": 3,
     "bytecount": 3,
     "transformer": 3,
+    "spirals": 3,
     "distributed": 3,
     # 4 presentation: the calculator, the exercises, the doctor and the command line
     "calculator": 4,
     "exercises": 4,
     "doctor": 4,
+    "_doctor_text": 4,
     "__main__": 4,
 }
 LAYER_NAMES = {0: "base", 1: "catalogs", 2: "formulas", 3: "torch", 4: "presentation"}

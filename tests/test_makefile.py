@@ -25,7 +25,7 @@ def planned_test_command(tmp_path: Path, nvidia_smi: str | None, *args: str) -> 
     env = {k: v for k, v in os.environ.items() if k not in ("NBVAL_MODE", "MAKEFLAGS", "MFLAGS")}
     env["PATH"] = str(bin_dir)
     out = subprocess.run(["make", "-n", "test", *args], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
-    (line,) = [line for line in out.stdout.splitlines() if "-m pytest tests notebooks" in line]
+    (line,) = [line for line in out.stdout.splitlines() if "-m pytest -p tests.pytest_startup tests notebooks" in line]
     return line
 
 

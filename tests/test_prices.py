@@ -31,3 +31,15 @@ def test_every_source_in_the_file_is_used_and_the_file_is_read_once():
     data = json.loads(resources.files("lessonkit").joinpath("data/prices.json").read_text("utf-8"))
     assert {e["source"] for e in data["listings"]} == set(data["sources"])
     assert price_listings() is price_listings()
+
+
+def test_a_price_class_never_mixes_memory_sizes():
+    """An "A100 80 GB" range holds only 80 GB listings; a class never mixes two stated sizes (issue 12)."""
+    sizes: dict[str, set] = {}
+    for p in price_listings():
+        sizes.setdefault(p.gpu_class.split(" (")[0], set()).add(p.memory_gb)
+    for name, found in sizes.items():
+        assert len(found - {None}) <= 1, (name, found)
+        stated = re.search(r"(\d+) GB", name)
+        if stated:
+            assert found == {int(stated.group(1))}, (name, found)

@@ -124,7 +124,7 @@ def test_fits_is_a_bool_with_a_margin():
 
 
 @pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("gpu", ["T4", "RTX_4090", "A100_80GB"])
+@pytest.mark.parametrize("gpu", ["T4", "RTX_4090", "A100_80GB_SXM"])
 def test_largest_model_is_the_last_count_that_fits(gpu, mode):
     dtype = "int4" if mode == "lora" else "bf16"
     n = largest_model_that_fits(gpu, mode=mode, dtype=dtype)

@@ -26,8 +26,8 @@ from lessonkit.models import catalog_models, find_model  # noqa: E402
 
 
 def test_fit_table_marks_each_model_and_gpu():
-    table = fit_table("inference", "fp16", gpus=["T4", "A100_80GB", "H200"])
-    assert len(table.models) == len(catalog_models()) and [g.key for g in table.gpus] == ["T4", "A100_80GB", "H200"]
+    table = fit_table("inference", "fp16", gpus=["T4", "A100_80GB_SXM", "H200"])
+    assert len(table.models) == len(catalog_models()) and [g.key for g in table.gpus] == ["T4", "A100_80GB_SXM", "H200"]
     for i, model in enumerate(table.models):
         need = estimate(model, "inference", "fp16").total
         assert table.needed[i] == need
@@ -35,7 +35,7 @@ def test_fit_table_marks_each_model_and_gpu():
             assert (table.verdict(i, gpu) != "-") == bool(fits(estimate(model, "inference", "fp16"), gpu))
     row = {m.key: i for i, m in enumerate(table.models)}
     assert table.verdict(row["gpt2"], find_gpu("T4")) == "yes"
-    assert table.verdict(row["llama-3.1-70b"], find_gpu("A100_80GB")) == "-"
+    assert table.verdict(row["llama-3.1-70b"], find_gpu("A100_80GB_SXM")) == "-"
     assert "H200" in str(table) and table._repr_html_().count("<tr>") == len(table.models) + 1
 
 
@@ -58,7 +58,7 @@ def test_fit_table_passes_options_on():
 
 def test_plot_breakdown_stacks_every_component():
     ests = [estimate("llama-3.1-8b", "inference", "fp16"), estimate("llama-3.1-8b", "full", "bf16")]
-    ax = plot_breakdown(ests, ["inference", "training"], gpu="A100_80GB")
+    ax = plot_breakdown(ests, ["inference", "training"], gpu="A100_80GB_SXM")
     bars = [p for p in ax.patches if p.get_width() > 0]
     assert len(bars) == sum(len(e.breakdown) for e in ests)
     assert [t.get_text() for t in ax.get_yticklabels()] == ["inference", "training"]
@@ -116,9 +116,9 @@ def test_calculator_widget_follows_its_controls():
     assert calc.values["mode"] == "lora" and list(calc.controls["dtype"].options) == list(MODE_DTYPES["lora"])
     calc.controls["dtype"].value = "int4"
     calc.controls["seq_len"].value = 8192
-    calc.controls["gpu"].value = "A100_80GB"
+    calc.controls["gpu"].value = "A100_80GB_SXM"
     assert calc.estimate.total == estimate("llama-3.1-8b", "lora", "int4", seq_len=8192).total
-    assert calc.fit.gpu == find_gpu("A100_80GB").name
+    assert calc.fit.gpu == find_gpu("A100_80GB_SXM").name
     calc.controls["mode"].value = "full"  # int4 is not offered for full fine-tuning
     assert calc.values["dtype"] == MODE_DTYPES["full"][0] == calc.controls["dtype"].value
 

@@ -24,10 +24,11 @@ import platform
 import re
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote, unquote
 
 import jinja2
 import nbformat
@@ -37,7 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from lessonkit import __version__ as lessonkit_version  # noqa: E402
-from lessonkit.course import github_url  # noqa: E402
+from lessonkit.course import BRANCH, github_url  # noqa: E402
 from lessonkit.progress import ProgressBar  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -301,6 +302,42 @@ def mark_bare_links(page: str) -> str:
     return BARE_LINK.sub(mark, page)
 
 
+# --- links: a lesson's relative links, made to work from dist/handouts/ ----------------------------
+
+RELATIVE_HREF = re.compile(r'(<a\b[^>]*?\bhref=")(?![A-Za-z][A-Za-z0-9+.-]*:|#|/)([^"]+)(")')
+
+
+def handout_href(href: str, notebook: Path, handout_of: Mapping[Path, str]) -> str:
+    """Where a relative link in `notebook` goes from its handout, which has no repository around it.
+
+    A lesson with a handout beside this one: that handout (02_x.ipynb#Step-1 -> 02_x.html#Step-1);
+    any other file of the repository: its page on GitHub (../README.md#glossary); a file outside the
+    repository: left as it was. `handout_of` maps notebooks (resolved paths) to their handouts' names.
+    """
+    path, mark, fragment = href.partition("#")
+    path = path.split("?", 1)[0]
+    if not path:
+        return href
+    target = Path(os.path.normpath(notebook.resolve().parent / unquote(path)))
+    if target in handout_of:
+        return quote(handout_of[target]) + mark + fragment
+    try:
+        inside = target.relative_to(ROOT)
+    except ValueError:
+        return href
+    kind = "tree" if target.is_dir() else "blob"
+    return f"{github_url()}/{kind}/{BRANCH}/{quote(inside.as_posix())}{mark}{fragment}"
+
+
+def rewrite_links(page: str, link: Callable[[str], str]) -> str:
+    """Every relative <a href> of `page` passed through `link` (web links and #anchors stay as they are)."""
+
+    def rewrite(match: re.Match[str]) -> str:
+        return match.group(1) + html.escape(link(html.unescape(match.group(2)))) + match.group(3)
+
+    return RELATIVE_HREF.sub(rewrite, page)
+
+
 # --- running a notebook, with progress ------------------------------------------------------------
 
 
@@ -361,8 +398,13 @@ class Handout:
         return self.html_path.name
 
 
-def to_html(nb: nbformat.NotebookNode, title: str, stamp: str) -> tuple[str, int]:
-    """The handout page of an executed notebook, and how many formulas it holds."""
+def to_html(
+    nb: nbformat.NotebookNode, title: str, stamp: str, links: Callable[[str], str] | None = None
+) -> tuple[str, int]:
+    """The handout page of an executed notebook, and how many formulas it holds.
+
+    `links` rewrites each relative link (see handout_href); without it they are left as written.
+    """
     nb = nbformat.from_dict(json.loads(json.dumps(nb)))  # a copy: the caller's notebook is left as it was
     nb.metadata["title"] = title
     formulas: list[tuple[str, bool]] = []
@@ -382,6 +424,8 @@ def to_html(nb: nbformat.NotebookNode, title: str, stamp: str) -> tuple[str, int
     for index, (tex, display) in enumerate(formulas):
         page = page.replace(math_placeholder(index), render_math(tex, display))
     page = mark_bare_links(replace_remote_images(page))
+    if links is not None:
+        page = rewrite_links(page, links)
     return page, len(formulas)
 
 
@@ -569,6 +613,9 @@ def main(argv: list[str] | None = None) -> int:
     progress = Progress()
     started = time.perf_counter()
     handouts = []
+    # Links between lessons go to the handouts beside them: those built now, and those an earlier build left.
+    handout_of = {p: f"{p.stem}.html" for p in lessons() if (args.out / f"{p.stem}.html").is_file()}
+    handout_of.update({p: f"{p.stem}.html" for p in paths})
     action = "using stored outputs of" if args.stored_outputs else "running"
     progress.line(f"Handouts: {action} {len(paths)} lessons; outputs from {device}")
     for i, path in enumerate(paths, 1):
@@ -578,7 +625,7 @@ def main(argv: list[str] | None = None) -> int:
         if not args.stored_outputs:
             h.seconds = execute(nb, path, label, progress, args.timeout)
         h.widgets = staticize_widgets(nb)
-        page, h.formulas = to_html(nb, h.title, stamp)
+        page, h.formulas = to_html(nb, h.title, stamp, lambda href, path=path: handout_href(href, path, handout_of))
         remote = remote_references(page)
         if remote:
             raise RuntimeError(f"{h.html_name} would fetch {remote}: a handout must be self-contained")

@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from lessonkit import memparts
 from lessonkit._checks import check_choice, check_number
-from lessonkit.estimate.choices import ADAM_STEP_BYTES, BNB_BLOCK, BNB_MIN_8BIT_SIZE, OPTIMIZERS
+from lessonkit.estimate.choices import (
+    ADAM_STEP_BYTES,
+    BNB_BLOCK,
+    BNB_MIN_8BIT_SIZE,
+    DEFAULT_CUDA_CONTEXT_BYTES,
+    DEFAULT_TRAINING_TOKENS,
+    OPTIMIZERS,
+)
 from lessonkit.estimate.resolve import Subject, Tensor, resolve_model
 from lessonkit.estimate.results import Estimate
 
@@ -33,9 +40,14 @@ class StepJob:
 
     @staticmethod
     def check_step(
-        *, optimizer: str, seq_len: int, batch: int, checkpointing: bool, cuda_context_bytes: float
+        *,
+        optimizer: str = "adamw",
+        seq_len: int = DEFAULT_TRAINING_TOKENS,
+        batch: int = 1,
+        checkpointing: bool = False,
+        cuda_context_bytes: float = DEFAULT_CUDA_CONTEXT_BYTES,
     ) -> dict[str, Any]:
-        """The shared settings checked once, each error naming its argument, as keyword arguments (lesson 07)."""
+        """The shared settings, with their defaults, checked once (errors name the argument) as keywords (lesson 07)."""
         return {
             "optimizer": check_choice("optimizer", optimizer, OPTIMIZERS),
             "seq_len": check_number("seq_len", seq_len, positive=True, integer=True),
@@ -83,31 +95,38 @@ def optimizer_bytes(tensors: Iterable[Tensor], optimizer: str, state_bytes: floa
     return state, 0
 
 
+def tensor_bytes(tensors: Iterable[Tensor]) -> int:
+    """Bytes the tensors take, each at its own bytes per value, rounded up (lesson 07)."""
+    return math.ceil(sum(t.numel * t.bytes_per_value for t in tensors))
+
+
 def step_estimate(
+    job: StepJob,
     subject: Subject,
+    trainable: list[Tensor],
+    held: dict[str, int],
     *,
     label: str,
-    weights: int,
-    scales: int,
-    adapters: int,
-    master: int,
-    grads: int,
-    state: int,
-    step_scratch: int,
     act: float,
-    grad_value_bytes: float,
-    master_grads: int = 0,
-    job: StepJob,
+    state_bytes: float | None,
     full: bool,
-    notes: list[str],
+    notes: Sequence[str] = (),
 ) -> Estimate:
-    """The two candidate peaks of a training step, start of backward and optimizer step, as an Estimate (lesson 07)."""
+    """The two candidate peaks of a training step, start of backward and optimizer step, as an Estimate (lesson 07).
+
+    held: the weights, quant_scales, adapters and master_weights parts (absent: 0); the trainable
+    tensors get gradients and optimizer state (state_bytes: see optimizer_bytes); act: bytes per
+    activation value, gradients included; full: every parameter trains (else LoRA adapters only);
+    label: before job.label_tail(); notes: beyond what the subject's shape says.
+    """
     c = subject.config
     seq_len, batch, checkpointing = job.seq_len, job.batch, job.checkpointing
-    base = {"cuda_context": job.cuda_context_bytes, "weights": weights, "quant_scales": scales, "adapters": adapters}
-    base["master_weights"] = master
-    base["optimizer_state"] = state
+    grads = tensor_bytes(trainable)
+    state, step_scratch = optimizer_bytes(trainable, job.optimizer, state_bytes)
+    base = {"cuda_context": job.cuda_context_bytes, "weights": 0, "quant_scales": 0, "adapters": 0, "master_weights": 0}
+    base.update(held, optimizer_state=state)
     tokens = seq_len * batch
+    notes = [*subject.notes(), *notes]
     if c is None:
         notes.append("a module that is not a lessonkit Transformer has no known shape: activations are not counted")
         activations = start_temps = tied_temps = 0
@@ -117,7 +136,7 @@ def step_estimate(
             shape.update(lora_targets=subject.lora_targets, lora_rank=subject.lora_rank)
             shape["adapter_bytes"] = subject.adapter_bytes
         activations = memparts.activation_bytes(c, batch, seq_len, act, checkpointing=checkpointing, **shape)
-        head_grad = c.vocab_size * c.hidden_size * grad_value_bytes if full else 0
+        head_grad = c.vocab_size * c.hidden_size * act if full else 0
         start_temps = max(memparts.logit_gradient_bytes(c, tokens), head_grad - (4 - act) * c.vocab_size * tokens)
         if checkpointing:  # recomputing the top layer brings back its full activations
             per_layer = memparts.layer_activation_bytes_per_token(c, act, **shape)
@@ -126,8 +145,9 @@ def step_estimate(
         # room for both plus the sum.
         tied_temps = 2 * head_grad if (full and c.tied_embeddings) else 0
     start = dict(base, activations=activations, temporaries=math.ceil(start_temps))
-    end = dict(base, gradients=grads, master_gradients=master_grads)
+    # The optimizer steps the fp32 master copy (if any), so it needs the gradients in fp32 too.
+    end = dict(base, gradients=grads, master_gradients=base["master_weights"])
     end["temporaries"] = max(step_scratch, math.ceil(tied_temps))
     moments = {"start of backward": start, "optimizer step": end}
     details = {"activations": activations, "gradients": grads, "tokens": tokens}
-    return Estimate(label, moments, tuple(notes), subject.n_params, details)
+    return Estimate(label + job.label_tail(), moments, tuple(notes), subject.n_params, details)

@@ -8,6 +8,7 @@ from typing import Any
 
 from lessonkit import memparts
 from lessonkit._checks import check_choice, check_number
+from lessonkit.estimate._settings import takes_settings_of
 from lessonkit.estimate.choices import (
     DEFAULT_CUDA_CONTEXT_BYTES,
     DEFAULT_INFERENCE_TOKENS,
@@ -74,15 +75,8 @@ class InferenceJob:
         return Estimate(label, {"reading the prompt": parts}, tuple(notes), subject.n_params)
 
 
-def estimate_inference(
-    model: Any,
-    *,
-    dtype: str = "fp16",
-    kv_dtype: str | None = None,
-    seq_len: int = DEFAULT_INFERENCE_TOKENS,
-    batch: int = 1,
-    cuda_context_bytes: float = DEFAULT_CUDA_CONTEXT_BYTES,
-) -> Estimate:
+@takes_settings_of(InferenceJob)
+def estimate_inference(model: Any, **settings: Any) -> Estimate:
     """Memory to generate text: weights + KV cache for seq_len x batch tokens + temporaries + context (lesson 07).
 
     dtype: the weights' format (fp32, fp16, bf16, fp8, int8 or int4). Quantised formats apply to the
@@ -91,7 +85,4 @@ def estimate_inference(
     weights' when that is a float format, else fp16. seq_len: prompt plus generated tokens.
     Temporaries: the largest intermediate tensors while the prompt is read, with fused attention.
     """
-    job = InferenceJob.checked(
-        dtype=dtype, kv_dtype=kv_dtype, seq_len=seq_len, batch=batch, cuda_context_bytes=cuda_context_bytes
-    )
-    return job(model)
+    return InferenceJob.checked(**settings)(model)

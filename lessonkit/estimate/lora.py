@@ -2,23 +2,20 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from lessonkit._checks import check_choice, check_number
-from lessonkit.estimate._step import StepJob, optimizer_bytes, step_estimate
-from lessonkit.estimate.choices import (
-    ADAPTER_DTYPES,
-    DEFAULT_CUDA_CONTEXT_BYTES,
-    DEFAULT_TRAINING_TOKENS,
-    MODE_DTYPES,
-)
+from lessonkit.estimate._settings import takes_settings_of
+from lessonkit.estimate._step import StepJob, step_estimate, tensor_bytes
+from lessonkit.estimate.choices import ADAPTER_DTYPES, MODE_DTYPES
 from lessonkit.estimate.resolve import Subject, check_targets
 from lessonkit.estimate.results import Estimate
 from lessonkit.memparts import LORA_TARGETS
 from lessonkit.units import DTYPE_BYTES
+
+_QUANTISED_NOTE = "quantised base: the layers compute in 16 bits, so activations are counted at 2 bytes"
 
 
 @dataclass(frozen=True)
@@ -38,25 +35,15 @@ class LoraJob(StepJob):
         rank: int = 16,
         targets: Sequence[str] = LORA_TARGETS,
         adapter_dtype: str = "fp32",
-        optimizer: str = "adamw",
-        seq_len: int = DEFAULT_TRAINING_TOKENS,
-        batch: int = 1,
-        checkpointing: bool = False,
-        cuda_context_bytes: float = DEFAULT_CUDA_CONTEXT_BYTES,
+        **step: Any,
     ) -> LoraJob:
-        """Check every setting once, naming the argument in any error (lesson 07)."""
+        """Check every setting once, naming the argument in any error; `step`: see StepJob.check_step (lesson 07)."""
         return cls(
             base_dtype=check_choice("base_dtype", base_dtype, MODE_DTYPES["lora"]),
             rank=check_number("rank", rank, positive=True, integer=True),
             targets=check_targets(targets),
             adapter_dtype=check_choice("adapter_dtype", adapter_dtype, ADAPTER_DTYPES),
-            **cls.check_step(
-                optimizer=optimizer,
-                seq_len=seq_len,
-                batch=batch,
-                checkpointing=checkpointing,
-                cuda_context_bytes=cuda_context_bytes,
-            ),
+            **cls.check_step(**step),
         )
 
     def of(self, model: Any) -> Estimate:
@@ -66,53 +53,21 @@ class LoraJob(StepJob):
         weights, scales = subject.weight_bytes(base_dtype)
         if subject.from_module:  # adapters already added: they are the trainable tensors
             trainable = [t for t in subject.tensors if t.trainable]
-            adapters = math.ceil(sum(t.numel * t.bytes_per_value for t in trainable))
-            weights -= adapters
+            weights -= tensor_bytes(trainable)
         else:
             subject, trainable = subject.with_lora(rank, self.targets, DTYPE_BYTES[self.adapter_dtype])
-            adapters = math.ceil(sum(t.numel * t.bytes_per_value for t in trainable))
-        grads = math.ceil(sum(t.numel * t.bytes_per_value for t in trainable))
-        state, scratch = optimizer_bytes(trainable, self.optimizer, None)
         quantised = base_dtype in ("int8", "int4")
+        notes = [_QUANTISED_NOTE] if quantised else []
+        label = f"{subject.name} · LoRA r={subject.lora_rank or rank} · {base_dtype} base, {self.optimizer}"
+        held = {"weights": weights, "quant_scales": scales, "adapters": tensor_bytes(trainable)}
         act = 2.0 if quantised else DTYPE_BYTES[base_dtype]
-        label = (
-            f"{subject.name} · LoRA r={subject.lora_rank or rank} · {base_dtype} base, {self.optimizer}"
-            + self.label_tail()
-        )
-        notes = subject.notes()
-        if quantised:
-            notes.append("quantised base: the layers compute in 16 bits, so activations are counted at 2 bytes")
         return step_estimate(
-            subject,
-            label=label,
-            weights=weights,
-            scales=scales,
-            adapters=adapters,
-            master=0,
-            grads=grads,
-            state=state,
-            step_scratch=scratch,
-            act=act,
-            grad_value_bytes=subject.adapter_bytes,
-            job=self,
-            full=False,
-            notes=notes,
+            self, subject, trainable, held, label=label, act=act, state_bytes=None, full=False, notes=notes
         )
 
 
-def estimate_lora(
-    model: Any,
-    *,
-    base_dtype: str = "bf16",
-    rank: int = 16,
-    targets: Sequence[str] = LORA_TARGETS,
-    adapter_dtype: str = "fp32",
-    optimizer: str = "adamw",
-    seq_len: int = DEFAULT_TRAINING_TOKENS,
-    batch: int = 1,
-    checkpointing: bool = False,
-    cuda_context_bytes: float = DEFAULT_CUDA_CONTEXT_BYTES,
-) -> Estimate:
+@takes_settings_of(LoraJob)
+def estimate_lora(model: Any, **settings: Any) -> Estimate:
     """Memory for one step of LoRA fine-tuning: a frozen base plus small trainable adapters (lesson 07).
 
     base_dtype: the frozen weights (bf16, fp16, int8, or int4 = QLoRA). rank and targets: the
@@ -120,15 +75,4 @@ def estimate_lora(
     adapter_dtype: fp32 by default, as PEFT keeps them; only the adapters get gradients and
     optimizer state. A lessonkit Transformer that already has adapters (add_lora) is used as it is.
     """
-    job = LoraJob.checked(
-        base_dtype=base_dtype,
-        rank=rank,
-        targets=targets,
-        adapter_dtype=adapter_dtype,
-        optimizer=optimizer,
-        seq_len=seq_len,
-        batch=batch,
-        checkpointing=checkpointing,
-        cuda_context_bytes=cuda_context_bytes,
-    )
-    return job(model)
+    return LoraJob.checked(**settings)(model)

@@ -29,10 +29,12 @@ from lessonkit.gpus import find_gpu
 from lessonkit.units import BYTE_UNITS, GB, GIB
 from lessonkit.vram import dtype_bytes, format_bytes, weights_bytes
 
-# A trap message that exercises of lessons 01 and 04 share.
+# Trap messages that exercises of several lessons share.
 MIB_AS_BYTES = (
     "that divides the MiB figure by 10**9 as if it were bytes. Turn MiB into bytes first: 1 MiB = 2**20 bytes."
 )
+MIB_AS_MB = "that treats a MiB as a MB (10**6 bytes). A MiB is 2**20 = 1,048,576 bytes."
+GPU_OVER_CPU = "that is GPU time ÷ CPU time. Speed-up = CPU time ÷ GPU time."
 
 
 def close(value: float, target: float, rel_tol: float) -> bool:
@@ -47,19 +49,12 @@ class Exercise(Shows):
     """
 
     def __init__(
-        self,
-        id: str,
-        *,
-        lesson: str,
-        title: str,
-        hints: tuple[str, ...],
-        explanation: str | Callable[[], str],
-        code: str,
+        self, id: str, *, title: str, hints: tuple[str, ...], explanation: str | Callable[[], str], code: str
     ) -> None:
         if not hints:
             raise ValueError(f"hints must name at least one hint for exercise {id!r}")
         self.id = id
-        self.lesson = lesson
+        self.lesson = id.split("-", 1)[0]  # the id says which lesson asks it: '04-speedup' is lesson 04's
         self.title = title
         self.hints = tuple(hints)
         self._explanation = explanation
@@ -199,7 +194,10 @@ class _WrongUnit(Exception):
 
 
 class ChoiceExercise(Exercise):
-    """A multiple-choice exercise: `options` letter -> text, one right letter, feedback per wrong letter (lesson 04)."""
+    """A multiple-choice exercise: `options` letter -> text, one right letter, feedback per wrong letter (lesson 04).
+
+    Its solution's code is `answer = "<the right letter>"` unless `code` says otherwise.
+    """
 
     def __init__(
         self,
@@ -211,6 +209,7 @@ class ChoiceExercise(Exercise):
         feedback: Mapping[str, str],
         **kwargs: Any,
     ) -> None:
+        kwargs.setdefault("code", f'answer = "{answer}"')
         super().__init__(id, **kwargs)
         if answer not in options or set(feedback) != set(options) - {answer}:
             raise ValueError(f"exercise {id!r}: feedback must cover every option except the answer {answer!r}")
@@ -235,6 +234,9 @@ class ChoiceExercise(Exercise):
 
 class VersionExercise(NumberExercise):
     """A version number such as 12.2 read off nvidia-smi's top line; a three-part one is the driver's (lesson 04)."""
+
+    def __init__(self, id: str, **kwargs: Any) -> None:
+        super().__init__(id, unit="", **kwargs)  # a version number has no unit
 
     def _judge(self, answer: Any) -> tuple[str, str]:
         if isinstance(answer, str):

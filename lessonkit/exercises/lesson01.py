@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lessonkit.exercises.kinds import MIB_AS_BYTES, ChoiceExercise, Exercise, NumberExercise, Target, Trap
+from lessonkit.exercises.kinds import MIB_AS_BYTES, MIB_AS_MB, ChoiceExercise, Exercise, NumberExercise, Target, Trap
 from lessonkit.gpus import find_gpu
 from lessonkit.units import GB, GIB
 from lessonkit.vram import to_bytes
@@ -21,7 +21,7 @@ def _t4_gb_target() -> Target:
         f"(and exactly {_T4_BYTES / GIB:g} GiB).",
         traps=(
             Trap(gib, f"{gib:g} is the amount in GiB (2**30 bytes), or the loose '{gib:g} GB'. A GB is 10**9 bytes."),
-            Trap(_T4_MIB / 1000, "that treats a MiB as a MB (10**6 bytes). A MiB is 2**20 = 1,048,576 bytes."),
+            Trap(_T4_MIB / 1000, MIB_AS_MB),
             Trap(
                 float(T4.memory_gb_sold),
                 f"{T4.memory_gb_sold:g} GB is what the datasheet says the card carries; "
@@ -36,7 +36,6 @@ def _t4_gb_target() -> Target:
 EXERCISES: list[Exercise] = [
     NumberExercise(
         "01-t4-gb",
-        lesson="01",
         title=f"{_T4_MIB} MiB in GB",
         unit="GB",
         target=_t4_gb_target,
@@ -53,11 +52,11 @@ EXERCISES: list[Exercise] = [
     ),
     ChoiceExercise(
         "01-mac-cuda",
-        lesson="01",
         title="CUDA on a Mac",
         options={
             "A": "Yes: reinstall PyTorch.",
-            "B": "No: a Mac has no NVIDIA GPU, so CUDA is never available there.",
+            "B": "No: there is no CUDA on macOS (no PyTorch build for it, and no NVIDIA GPU in today's Macs), "
+            "so CUDA is never available there.",
             "C": "Yes: install the CUDA toolkit from NVIDIA first.",
             "D": "No, but you need to update the NVIDIA driver.",
         },
@@ -65,12 +64,12 @@ EXERCISES: list[Exercise] = [
         correct="CUDA runs only on NVIDIA GPUs. On an Apple-silicon Mac, `torch.backends.mps.is_available()` "
         "is True and `pick_device()` picks `mps`; for CUDA itself, use Colab.",
         feedback={
-            "A": "reinstalling changes nothing: no PyTorch build can reach CUDA without an NVIDIA GPU.",
-            "C": "the CUDA toolkit needs an NVIDIA GPU, and Macs don't have one.",
-            "D": "a Mac has no NVIDIA GPU, so it has no NVIDIA driver to update.",
+            "A": "reinstalling changes nothing: PyTorch has no CUDA build for macOS at all.",
+            "C": "NVIDIA stopped making CUDA for macOS after CUDA 10.2, and today's Macs have no NVIDIA GPU.",
+            "D": "today's Macs have no NVIDIA GPU, so there is no NVIDIA driver to update.",
         },
         hints=("Which company's GPUs does CUDA run on?", "Which GPU does a MacBook have?"),
-        explanation="CUDA is NVIDIA's platform and needs an NVIDIA GPU. A Mac has none, so False is correct.",
-        code='answer = "B"',
+        explanation="CUDA is NVIDIA's platform: it needs an NVIDIA GPU and a CUDA build of PyTorch, and macOS has "
+        "neither (PyTorch offers no CUDA build for macOS). So False is correct; MPS is the Mac's GPU route.",
     ),
 ]

@@ -11,7 +11,6 @@ N = recorded_run()["n"]  # the matrix size of the recorded Colab T4 run that les
 EXERCISES: list[Exercise] = [
     ChoiceExercise(
         "02-no-sync-time",
-        lesson="02",
         title="0.0001 s without synchronize",
         options={
             "A": "The matmul itself: a GPU really is that fast.",
@@ -33,11 +32,9 @@ EXERCISES: list[Exercise] = [
             "Compute the TFLOP/s that 0.0001 s would mean, and compare with the datasheet.",
         ),
         explanation="Without synchronize(), the clock measures the kernel launch, not the work.",
-        code='answer = "B"',
     ),
     ChoiceExercise(
         "02-which-number",
-        lesson="02",
         title="which GPU time to report",
         options={
             "A": "The first run: it is what you measured first.",
@@ -55,6 +52,5 @@ EXERCISES: list[Exercise] = [
         },
         hints=("Why was the first run slower?", "Lesson 02, Step 8 lists the rules for honest benchmarks."),
         explanation="Warm up, repeat, and report the median with its spread; report the cold first call separately.",
-        code='answer = "C"',
     ),
 ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lessonkit.exercises.kinds import Exercise, NumberExercise, Target, Trap
+from lessonkit.exercises.kinds import MIB_AS_MB, Exercise, NumberExercise, Target, Trap
 from lessonkit.gpus import find_gpu
 from lessonkit.units import GIB
 from lessonkit.vram import max_params, to_bytes
@@ -26,7 +26,7 @@ def _rtx4090_target() -> Target:
                 f"that starts from {sold:g} GB, or from {mib / 1024:.2f} GiB, not from the bytes: a billion "
                 "parameters needs 2 × 10**9 bytes, and a GiB is 2**30 bytes.",
             ),
-            Trap(mib * 1e6 / 2 / 1e9, "that treats a MiB as a MB (10**6 bytes). A MiB is 2**20 = 1,048,576 bytes."),
+            Trap(mib * 1e6 / 2 / 1e9, MIB_AS_MB),
             Trap(right / 2, "that uses 4 bytes per parameter, which is fp32. fp16 takes 2 bytes."),
             Trap(right * 2, "that is the memory in GB, not a number of parameters: divide by 2 bytes per parameter."),
         ),
@@ -60,7 +60,6 @@ def _train_target() -> Target:
 EXERCISES: list[Exercise] = [
     NumberExercise(
         "03-rtx4090-fp16",
-        lesson="03",
         title="largest fp16 model on an RTX 4090",
         unit="billion",
         target=_rtx4090_target,
@@ -76,7 +75,6 @@ EXERCISES: list[Exercise] = [
     ),
     NumberExercise(
         "03-train-1b",
-        lesson="03",
         title="training a 1B model with AdamW",
         unit="GB",
         target=_train_target,

@@ -11,7 +11,9 @@ from typing import Any
 from lessonkit.exercises import machine
 from lessonkit.exercises.display import CORRECT, INCORRECT
 from lessonkit.exercises.kinds import (
+    GPU_OVER_CPU,
     MIB_AS_BYTES,
+    MIB_AS_MB,
     ChoiceExercise,
     Exercise,
     NumberExercise,
@@ -20,7 +22,7 @@ from lessonkit.exercises.kinds import (
     distinct_traps,
     judge_number,
 )
-from lessonkit.exercises.machine import SPEEDUP_N, recorded_run
+from lessonkit.exercises.machine import SPEEDUP_N, recorded_run, recorded_seconds
 from lessonkit.exercises.reading import read_ratio
 from lessonkit.gpus import find_gpu
 from lessonkit.timing import matmul_flops
@@ -84,13 +86,12 @@ class SpeedupExercise(Exercise):
 
 
 def _recorded_speedup() -> float:
-    run = recorded_run()
-    return run["cpu_s"] / run["gpu_second_run_s"]
+    cpu, _, warm = recorded_seconds()
+    return cpu / warm
 
 
 def _recorded_speedup_target() -> Target:
-    run = recorded_run()
-    cpu, cold, warm = run["cpu_s"], run["gpu_first_run_s"], run["gpu_second_run_s"]
+    cpu, cold, warm = recorded_seconds()
     return Target(
         cpu / warm,
         rel_tol=0.05,
@@ -98,7 +99,7 @@ def _recorded_speedup_target() -> Target:
         traps=(
             Trap(1.0, "on this machine `pick_device()` is the CPU, so you compared the CPU with itself.", 0.35),
             Trap(cpu / cold, "that uses the first, cold GPU run. Compare with the warm (second) run.", 0.03),
-            Trap(warm / cpu, "that is GPU time ÷ CPU time. Speed-up = CPU time ÷ GPU time.", 0.05),
+            Trap(warm / cpu, GPU_OVER_CPU, 0.05),
             Trap(cold / warm, "that compares the two GPU runs with each other. Compare the CPU with the GPU.", 0.03),
         ),
         note=(
@@ -110,10 +111,10 @@ def _recorded_speedup_target() -> Target:
 
 def _speedup_explanation() -> str:
     if machine.pick_device().type == "cpu":
-        run = recorded_run()
+        cpu, _, warm = recorded_seconds()
         return (
             "This machine has no GPU, so the honest answer is the recorded Colab T4 run from lesson 02: "
-            f"CPU {run['cpu_s']} s ÷ warm GPU {run['gpu_second_run_s']} s. (On a GPU the code below measures your own.)"
+            f"CPU {cpu} s ÷ warm GPU {warm} s. (On a GPU the code below measures your own.)"
         )
     return (
         "Measure both sides on this machine with benchmark(), which warms up and synchronizes, and divide the medians."
@@ -165,10 +166,7 @@ def _vram_target() -> Target:
         Trap(memory / 4 / 1e9, "that uses 4 bytes per parameter, which is fp32. The exercise asks for fp16: 2 bytes."),
         Trap(memory / 1e9, "that is the memory in GB, not a number of parameters: each fp16 parameter takes 2 bytes."),
         Trap(memory / 2 / GIB, "you divided by 2**30 (a GiB). A billion parameters is 10**9 of them."),
-        Trap(
-            memory / MIB * 1e6 / 2 / 1e9,
-            "that treats a MiB as a MB (10**6 bytes). A MiB is 2**20 = 1,048,576 bytes.",
-        ),
+        Trap(memory / MIB * 1e6 / 2 / 1e9, MIB_AS_MB),
         Trap(memory / MIB / 2 / 1e9, MIB_AS_BYTES),
     ]
     return Target(
@@ -205,7 +203,6 @@ EXERCISES: list[Exercise] = [
     # a warm-up that shows how the exercises work
     NumberExercise(
         "04-demo-kib",
-        lesson="04",
         title="bytes in 1 KiB",
         unit="B",
         target=_kib_target,
@@ -216,7 +213,6 @@ EXERCISES: list[Exercise] = [
     # the three exercises of the original lesson
     SpeedupExercise(
         "04-speedup",
-        lesson="04",
         title="your CPU-vs-GPU speed-up",
         hints=(
             f"Time a {SPEEDUP_N} × {SPEEDUP_N} fp32 matmul with `benchmark()` on the CPU and on `pick_device()`, "
@@ -229,7 +225,6 @@ EXERCISES: list[Exercise] = [
     ),
     ChoiceExercise(
         "04-colab",
-        lesson="04",
         title="what a Colab benchmark compares",
         options={
             "A": "Your laptop's CPU and Colab's T4.",
@@ -250,11 +245,9 @@ EXERCISES: list[Exercise] = [
             "A tensor created with `torch.randn(...)` lives in the memory of which machine?",
         ),
         explanation="Colab runs every cell on a Google machine; the speed-up compares that machine's CPU and its T4.",
-        code='answer = "B"',
     ),
     NumberExercise(
         "04-your-vram",
-        lesson="04",
         title="the largest fp16 model for your GPU",
         unit="billion",
         target=_vram_target,

@@ -5,7 +5,9 @@ from __future__ import annotations
 import re
 
 from lessonkit.exercises.kinds import (
+    GPU_OVER_CPU,
     MIB_AS_BYTES,
+    MIB_AS_MB,
     ChoiceExercise,
     Exercise,
     GpuSetExercise,
@@ -15,7 +17,7 @@ from lessonkit.exercises.kinds import (
     VersionExercise,
     WeightsExercise,
 )
-from lessonkit.exercises.machine import recorded_run
+from lessonkit.exercises.machine import recorded_seconds
 from lessonkit.gpus import find_gpu
 from lessonkit.reference import nvidia_smi_sample
 from lessonkit.units import GB, GIB, MIB
@@ -24,7 +26,7 @@ from lessonkit.vram import format_bytes, to_bytes, weights_bytes
 _MODEL_PARAMS = 14_000_000_000  # the "14B model" of exercises 04-weights and 04-which-gpus
 _WHICH_GPUS = ("T4", "L4", "RTX_4090", "A100_40GB", "H100_SXM")
 T4 = find_gpu("T4")  # the GPU of the recorded nvidia-smi table
-_A100_MIB = find_gpu("A100_80GB").memory_mib_smi  # the MiB figure that 04-mib-to-gb converts
+_A100_MIB = find_gpu("A100_80GB_SXM").memory_mib_smi  # the MiB figure that 04-mib-to-gb converts
 _A100_BYTES = to_bytes(_A100_MIB, "MiB")
 
 # Lesson 01's recorded Colab nvidia-smi table: the figures that 04-smi-memory and 04-smi-cuda read off it.
@@ -32,8 +34,7 @@ _SMI = nvidia_smi_sample("t4_colab")["text"]
 SMI_USED_MIB, SMI_TOTAL_MIB = (int(n) for n in re.search(r"(\d+)MiB\s*/\s*(\d+)MiB", _SMI).groups())
 SMI_DRIVER, SMI_CUDA = re.search(r"Driver Version:\s*(\S+)\s+CUDA Version:\s*(\S+)", _SMI).groups()
 _SMI_YEAR = int(re.search(r"(\d{4})\s*$", _SMI.splitlines()[0]).group(1))
-_RUN = recorded_run()  # the Colab T4 run of lesson 02: 04-no-warmup's figures
-CPU_S, COLD_S, WARM_S = _RUN["cpu_s"], _RUN["gpu_first_run_s"], _RUN["gpu_second_run_s"]
+CPU_S, COLD_S, WARM_S = recorded_seconds()  # the Colab T4 run of lesson 02: 04-no-warmup's figures
 
 
 def _which_gpus_explanation() -> str:
@@ -92,7 +93,7 @@ def _a100_gb_target() -> Target:
         rel_tol=0.005,
         correct=f"{mib} MiB × 2**20 = {total:,} bytes = {total / GB:.1f} GB, and exactly {mib // 1024} GiB.",
         traps=(
-            Trap(mib / 1000, "that treats a MiB as a MB (10**6 bytes). A MiB is 2**20 = 1,048,576 bytes."),
+            Trap(mib / 1000, MIB_AS_MB),
             Trap(mib / 1024, "that is the amount in GiB (2**30 bytes). The question asks for GB (10**9 bytes)."),
             Trap(mib / 1e6, "that divides by a million, but the number is already in MiB: multiply by 2**20 first."),
             Trap(mib / 1e9, MIB_AS_BYTES),
@@ -102,8 +103,7 @@ def _a100_gb_target() -> Target:
 
 
 def _no_warmup_target() -> Target:
-    run = recorded_run()
-    cpu, cold, warm = run["cpu_s"], run["gpu_first_run_s"], run["gpu_second_run_s"]
+    cpu, cold, warm = recorded_seconds()
     return Target(
         cpu / cold,
         rel_tol=0.03,
@@ -111,7 +111,7 @@ def _no_warmup_target() -> Target:
         f"are billed to the GPU, and the speed-up looks less than half of the warm {cpu / warm:.0f}×.",
         traps=(
             Trap(cpu / warm, "that is the warm speed-up, what you get WITH warm-up."),
-            Trap(cold / cpu, "that is GPU time ÷ CPU time. Speed-up = CPU time ÷ GPU time."),
+            Trap(cold / cpu, GPU_OVER_CPU),
             Trap(cold / warm, "that compares the two GPU runs. The question asks for CPU ÷ GPU."),
             Trap(warm / cold, "that compares the two GPU runs. The question asks for CPU ÷ GPU."),
         ),
@@ -122,7 +122,6 @@ EXERCISES: list[Exercise] = [
     # reading nvidia-smi
     NumberExercise(
         "04-smi-memory",
-        lesson="04",
         title="total memory in the nvidia-smi table",
         unit="GiB",
         target=_smi_target,
@@ -136,9 +135,7 @@ EXERCISES: list[Exercise] = [
     ),
     VersionExercise(
         "04-smi-cuda",
-        lesson="04",
         title="the CUDA version in the nvidia-smi table",
-        unit="",
         target=_cuda_target,
         hints=("Look at the top line of the table.", "It is written 'CUDA Version: ...' at the right."),
         explanation=f"The top line says CUDA Version: {SMI_CUDA}: the newest CUDA version that driver {SMI_DRIVER} "
@@ -147,7 +144,6 @@ EXERCISES: list[Exercise] = [
     ),
     ChoiceExercise(
         "04-gpu-util",
-        lesson="04",
         title="what GPU-Util 100% means",
         options={
             "A": "Every core of the GPU is busy.",
@@ -165,12 +161,10 @@ EXERCISES: list[Exercise] = [
         },
         hints=("Lesson 01, Step 4 quotes NVIDIA's definition.", "It counts time, not cores."),
         explanation="GPU-Util = share of the sample period with at least one kernel running (NVML's definition).",
-        code='answer = "B"',
     ),
     # units
     NumberExercise(
         "04-mib-to-gb",
-        lesson="04",
         title=f"{_A100_MIB} MiB in GB",
         unit="GB",
         target=_a100_gb_target,
@@ -187,7 +181,6 @@ EXERCISES: list[Exercise] = [
     # timing traps
     ChoiceExercise(
         "04-no-sync",
-        lesson="04",
         title="speed-up without synchronize",
         options={
             "A": "It stays about the same.",
@@ -208,11 +201,9 @@ EXERCISES: list[Exercise] = [
             "If the GPU time shrinks, what happens to CPU time ÷ GPU time?",
         ),
         explanation="The GPU time shrinks to the launch time, so the speed-up is inflated.",
-        code='answer = "B"',
     ),
     NumberExercise(
         "04-no-warmup",
-        lesson="04",
         title="speed-up without warm-up",
         unit="x",
         target=_no_warmup_target,
@@ -228,7 +219,6 @@ EXERCISES: list[Exercise] = [
     # device-agnostic code
     ChoiceExercise(
         "04-device",
-        lesson="04",
         title="code that runs everywhere",
         options={
             "A": 'device = torch.device("cuda")',
@@ -250,12 +240,10 @@ EXERCISES: list[Exercise] = [
             "Which one never asks for a device that isn't there, and never skips a GPU that is?",
         ),
         explanation="Test for CUDA, then MPS, and fall back to the CPU (lessonkit's pick_device()).",
-        code='answer = "C"',
     ),
     # what fits
     WeightsExercise(
         "04-weights",
-        lesson="04",
         title="a 14B model in fp16, int8 and int4",
         n_params=_MODEL_PARAMS,
         dtypes=("fp16", "int8", "int4"),
@@ -270,7 +258,6 @@ EXERCISES: list[Exercise] = [
     ),
     GpuSetExercise(
         "04-which-gpus",
-        lesson="04",
         title="which GPUs hold the 14B model in fp16",
         options=_WHICH_GPUS,
         need_bytes=weights_bytes(_MODEL_PARAMS, "fp16"),

@@ -26,6 +26,12 @@ def recorded_run() -> dict[str, Any]:
     return next(r for r in single_runs() if r["id"] == _RECORDED_RUN)
 
 
+def recorded_seconds() -> tuple[float, float, float]:
+    """The recorded Colab T4 run's (CPU, first cold GPU, second warm GPU) seconds (lessons 02, 04)."""
+    run = recorded_run()
+    return run["cpu_s"], run["gpu_first_run_s"], run["gpu_second_run_s"]
+
+
 def memory_here() -> tuple[int, str, bool]:
     """The GPU memory to judge against: (bytes, its source, whether it is the T4 fallback) (lesson 04)."""
     device = pick_device()

@@ -6,8 +6,20 @@ until a lesson has a widget), runs every cell, checks that no cell shows an erro
 widgets and sees the output change. Then it opens the handouts that `make handouts` wrote, offline,
 and checks that their plots, math and widget snapshots are visible. Screenshots go to dist/e2e/.
 
+Every lesson as a reader sees it (issue 12): JupyterLab renders each lesson's markdown, and the same
+check (tools/reader_check.py) runs over it and over each handout. It fails on a formula where the text
+meant none (two dollar prices paired by MathJax; a cell that means math carries the cell tag
+`allow-math`), on markdown or HTML showing as text, and on a link to a file or anchor that does not
+exist, and names the lesson, the cell id and what the reader sees. A throw-away notebook with each
+defect planted proves that each is caught, in JupyterLab and in a handout.
+
 Not part of `make test` (the file name does not start with test_): `make e2e` builds the handouts,
 then runs `CHROMIUM=/usr/bin/chromium python -m pytest tests/e2e/lab_e2e.py -v`.
+
+The reading test opens each lesson with JupyterLab's own `docmanager:open` command (the server runs with
+`--LabApp.expose_app_in_browser=True`, so the page has `window.jupyterapp`), and relies on markdown
+cells (`.jp-MarkdownCell`, their index in `data-windowed-list-index`, the body `.jp-RenderedMarkdown`),
+MathJax's `mjx-container`, heading ids in `data-jupyter-id`, and links rewritten to `/files/<path>`.
 
 DOM the test relies on (JupyterLab 4, ipywidgets 8): the Run menu (`.lm-MenuBar-itemLabel` "Run",
 then `li.lm-Menu-item[data-command='runmenu:run-all']`), the kernel status in the status bar
@@ -23,6 +35,7 @@ from __future__ import annotations
 
 import json
 import os
+import posixpath
 import re
 import secrets
 import shutil
@@ -31,6 +44,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -41,6 +55,7 @@ from playwright.sync_api import Page, sync_playwright
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 import handouts  # noqa: E402
+import reader_check  # noqa: E402
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 SHOTS = ROOT / "dist" / "e2e"
@@ -174,6 +189,8 @@ def lab(tmp_path_factory: pytest.TempPathFactory, target: Path):
         f"--ServerApp.root_dir={root}",
         "--LabApp.news_url=None",
         "--LabApp.extension_manager=readonly",
+        # window.jupyterapp: the reading test opens and closes lessons with the app's own commands
+        "--LabApp.expose_app_in_browser=True",
     ]
     if sys.platform != "win32":  # the lesson's kernel on local sockets: no free TCP port to race for
         command += ["--KernelManager.transport=ipc", f"--KernelManager.ip={home / 'kernel'}"]
@@ -204,6 +221,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory, target: Path):
             "notebook": f"notebooks/{target.name}",
             "kernels": kernels,
             "pid": proc.pid,
+            "root": root,
         }
     finally:
         kernels.update(children_of(proc.pid))
@@ -463,3 +481,281 @@ def test_course_pdf_has_a_cover_and_every_lesson():
     titles = [item.title for item in reader.outline if not isinstance(item, list)]
     for path in lessons:
         assert handouts.lesson_title(nbformat.read(path, as_version=4), path.stem) in titles
+
+
+# --- every lesson as a reader sees it (issue 12) -------------------------------------------------------
+
+LESSONS = handouts.lessons(ROOT)  # whatever notebooks/NN_*.ipynb holds when the tests are collected
+SENTINEL_ID = "reader-check-sentinel"
+# The last cell of each copy JupyterLab renders: a formula, so that the test knows MathJax has typeset
+# the page (JupyterLab loads MathJax on the first formula and typesets cell by cell, in order).
+SENTINEL = nbformat.v4.new_markdown_cell("$x$", id=SENTINEL_ID, metadata={"tags": [reader_check.ALLOW_MATH_TAG]})
+RENDERED = """([scope, index, count]) => {
+    const panel = document.querySelector(scope);
+    if (!panel) return false;
+    const cells = panel.querySelectorAll('.jp-MarkdownCell');
+    if (cells.length !== count) return false;
+    if (!Array.from(cells).every((cell) => cell.querySelector('.jp-RenderedMarkdown'))) return false;
+    return Boolean(panel.querySelector(`.jp-Cell[data-windowed-list-index="${index}"] mjx-container`));
+}"""
+SHOW_FORMULA = """([scope, sentinel]) => {
+    const shown = Array.from(document.querySelectorAll(`${scope} mjx-container`))
+        .find((m) => !m.closest(`.jp-Cell[data-windowed-list-index="${sentinel}"]`));
+    if (shown) shown.scrollIntoView({block: 'center'});
+    return Boolean(shown);
+}"""
+OPEN = """async (path) => {
+    const widget = await window.jupyterapp.commands.execute('docmanager:open', {path, factory: 'Notebook'});
+    await widget.context.ready;
+    return widget.id;
+}"""
+CLOSE = """async (id) => {
+    const widget = Array.from(window.jupyterapp.shell.widgets('main')).find((w) => w.id === id);
+    if (widget) {
+        await widget.sessionContext.shutdown();
+        widget.dispose();
+    }
+}"""
+
+
+SETTLED = """(scope) => {
+    const bodies = Array.from(document.querySelectorAll(`${scope} .jp-MarkdownCell .jp-RenderedMarkdown`));
+    return [bodies.length, bodies.reduce((n, b) => n + b.innerHTML.length, 0),
+            document.querySelectorAll(`${scope} mjx-container`).length].join(' ');
+}"""
+
+
+def wait_until_settled(page: Page, scope: str, quiet_s: float = 1.0, timeout_s: float = 30) -> None:
+    """Wait until the rendered markdown stops changing for `quiet_s`: a cell whose markdown took longer to
+    render (a code block's highlighting, say) than the sentinel is typeset before it is read."""
+    deadline, last, since = time.monotonic() + timeout_s, None, time.monotonic()
+    while time.monotonic() < deadline:
+        now = page.evaluate(SETTLED, scope)
+        if now != last:
+            last, since = now, time.monotonic()
+        elif time.monotonic() - since >= quiet_s:
+            return
+        page.wait_for_timeout(200)
+    raise AssertionError(f"the rendered markdown kept changing for {timeout_s:.0f} s")
+
+
+def end_sessions(lab, path: str) -> None:
+    """Stop any kernel JupyterLab still runs for the notebook at server path `path` (it is only read)."""
+    headers = {"Authorization": f"token {lab['token']}"}
+    with urllib.request.urlopen(
+        urllib.request.Request(f"{lab['base']}/api/sessions", headers=headers), timeout=10
+    ) as r:
+        sessions = json.load(r)
+    for session in sessions:
+        if session.get("path") == path:
+            request = urllib.request.Request(
+                f"{lab['base']}/api/sessions/{session['id']}", headers=headers, method="DELETE"
+            )
+            urllib.request.urlopen(request, timeout=15).close()
+
+
+def lab_href(href: str, lab, served: str) -> str:
+    """A link as the lesson wrote it, from the address JupyterLab made of it (/files/<path>?_xsrf=…#anchor)."""
+    parts = urllib.parse.urlsplit(href)
+    if not href.startswith(lab["base"] + "/") or not parts.path.startswith(("/files/", "/lab/tree/")):
+        return href
+    path = urllib.parse.unquote(
+        parts.path[len("/files/") :] if parts.path.startswith("/files/") else parts.path[len("/lab/tree/") :]
+    )
+    relative = posixpath.relpath(path, posixpath.dirname(served))
+    return urllib.parse.quote(relative) + (f"#{parts.fragment}" if parts.fragment else "")
+
+
+@pytest.fixture(scope="module")
+def reader(lab, browser_context) -> Page:
+    """JupyterLab in a workspace of its own, no document open: read_in_lab opens the lessons in it one by one."""
+    page = browser_context.new_page()
+    page.goto(f"{lab['base']}/lab/workspaces/reader-{secrets.token_hex(4)}?token={lab['token']}")
+    page.wait_for_function(
+        "() => window.jupyterapp && window.jupyterapp.commands.hasCommand('docmanager:open')", timeout=120_000
+    )
+    page.evaluate("() => window.jupyterapp.restored")
+    yield page
+    page.close()
+
+
+def read_in_lab(reader: Page, lab, source: Path, folder: str) -> tuple[list[reader_check.Cell], list[str]]:
+    """Render a copy of `source` (plus SENTINEL) in JupyterLab; return its markdown cells and the ids it shows.
+
+    The copy is opened with JupyterLab's own command, read once MathJax has typeset it, then closed and its
+    kernel stopped. Each link is handed back as the lesson wrote it, relative to `source`.
+    """
+    nb = nbformat.read(source, as_version=4)
+    nb.cells.append(nbformat.from_dict(json.loads(json.dumps(SENTINEL))))
+    served = f"{folder}/{source.name}"
+    (lab["root"] / folder).mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, lab["root"] / served)
+    widget = reader.evaluate(OPEN, served)
+    scope = f"#{widget} .jp-Notebook"
+    try:
+        markdown = sum(1 for c in nb.cells if c.cell_type == "markdown")
+        try:
+            reader.wait_for_function(RENDERED, arg=[scope, len(nb.cells) - 1, markdown], timeout=120_000, polling=250)
+        except Exception as error:  # a timeout: keep a picture of what was there
+            reader.screenshot(path=str(SHOTS / f"read_{source.stem}_timeout.png"))
+            raise AssertionError(f"JupyterLab did not render {source.name}'s markdown and math in 120 s") from error
+        wait_until_settled(reader, scope)
+        found = reader.evaluate(reader_check.EXTRACT_JS, scope)
+        if reader.evaluate(SHOW_FORMULA, [scope, len(nb.cells) - 1]):  # a picture of the first one
+            reader.screenshot(path=str(SHOTS / f"read_{source.stem}_formula.png"))
+    finally:
+        reader.evaluate(CLOSE, widget)
+        end_sessions(lab, served)
+    cells = [c for c in reader_check.cells_from_page(found, nb) if c.cell_id != SENTINEL_ID]
+    for cell in cells:
+        cell.links = [lab_href(href, lab, served) for href in cell.links]
+    return cells, found["ids"]
+
+
+@pytest.fixture(scope="module")
+def read_lessons(lab, reader):
+    """Every lesson rendered in JupyterLab: {lesson: its cells}, and the anchors of all of them."""
+    anchors = reader_check.Anchors()
+    read = {}
+    started = time.monotonic()
+    for lesson in LESSONS:
+        cells, ids = read_in_lab(reader, lab, lesson, "read/notebooks")
+        anchors.add(lesson, ids)
+        read[lesson] = cells
+    print(f"\nrendered {len(LESSONS)} lessons in JupyterLab in {time.monotonic() - started:.0f} s")
+    return read, anchors
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.name)
+def test_lesson_reads_as_meant_in_jupyterlab(read_lessons, lesson: Path):
+    read, anchors = read_lessons
+    found = reader_check.problems(lesson.name, lesson, read[lesson], anchors)
+    assert read[lesson], f"JupyterLab showed no markdown cell of {lesson.name}"
+    assert not found, f"{lesson.name} as JupyterLab renders it:\n{reader_check.report(found)}"
+
+
+@pytest.mark.parametrize("path", HANDOUT_FILES, ids=lambda p: p.name)
+def test_handout_reads_as_meant(browser_context, path: Path):
+    source = ROOT / "notebooks" / f"{path.stem}.ipynb"
+    if not source.is_file():
+        pytest.skip(f"{path.name} is left from an earlier build: notebooks/{source.name} is gone")
+    cells, found = read_handout(browser_context, path, nbformat.read(source, as_version=4))
+    assert cells, f"{path.name} shows no markdown cell"
+    anchors = reader_check.Anchors()
+    anchors.add(path, found["ids"])
+    problems = reader_check.problems(source.name, path, cells, anchors)
+    assert not problems, f"handout {path.name}:\n{reader_check.report(problems)}"
+
+
+def read_handout(context, path: Path, nb) -> tuple[list[reader_check.Cell], dict]:
+    """A handout's markdown cells as the browser shows them (offline), matched with the notebook's by id."""
+    page, asked = open_offline(context, path)
+    try:
+        found = page.evaluate(reader_check.EXTRACT_JS, "body")
+    finally:
+        page.close()
+    assert not asked, f"{path.name} asked the network for {asked}"
+    return reader_check.cells_from_page(found, nb), found
+
+
+# A throw-away lesson with one defect a cell (and cells that must pass): what each path must report.
+# (cell id, markdown, cell tags, problems in JupyterLab, problems in a handout)
+PLANTED = [
+    ("title", "# Planted defects", [], [], []),
+    # JupyterLab pairs the two dollars (issue 12, lesson 07); the handout's converter follows pandoc's
+    # rule (no digit right after a closing $), so there it is text, as meant.
+    ("price", "A 24 GB card rents for about $0.35 to $1.10 an hour.", [], ["math"], []),
+    ("price-entity", "A 24 GB card rents for about &#36;0.35 to &#36;1.10 an hour.", [], ["math"], []),
+    (
+        "price-span",
+        "A 24 GB card rents for about <span>&#36;</span>0.35 to <span>&#36;</span>1.10 an hour.",
+        [],
+        [],
+        [],
+    ),
+    ("formula-untagged", r"The weights take $n \times 2$ bytes.", [], ["math"], ["math"]),
+    ("formula-tagged", r"The weights take $n \times 2$ bytes.", [reader_check.ALLOW_MATH_TAG], [], []),
+    (
+        "details",
+        "<details><summary>Answer</summary>\n**16 GB**, because 8 B × 2 bytes.\n</details>",
+        [],
+        ["raw"],
+        ["raw"],
+    ),
+    ("entity", "A T4 rents for &amp;#36;0.35 an hour.", [], ["raw"], ["raw"]),
+    ("tag-as-text", r"Click the \<details> marker to open the answer.", [], ["raw"], ["raw"]),
+    ("broken-link", "Read [the docs](https://example.com/a page) first.", [], ["raw"], ["raw"]),
+    ("table", "| GPU | memory |\n| T4 | 16 GB |", [], ["raw"], ["raw"]),
+    ("link-missing", "Next: [lesson 99](99_no_such_lesson.ipynb).", [], ["link"], ["link"]),
+    ("anchor-missing", "See [its first step](00_target.ipynb#No-such-step).", [], ["link"], ["link"]),
+    ("anchor-here-missing", "See [above](#Nowhere).", [], ["link"], ["link"]),
+    (
+        "clean",
+        "**Bold**, *emphasis*, `$5 and $6 in code`, [the target's step 1](00_target.ipynb#Step-1-—-Start), "
+        "[this lesson's title](#Planted-defects) and a table:\n\n| GPU | memory |\n|---|---|\n| T4 | 16 GB |",
+        [],
+        [],
+        [],
+    ),
+]
+
+
+@pytest.fixture
+def planted(tmp_path: Path) -> Path:
+    """The throw-away lesson (00_planted.ipynb) and the lesson it links to (00_target.ipynb), in tmp_path."""
+    cells = [nbformat.v4.new_markdown_cell(text, id=cid, metadata={"tags": tags}) for cid, text, tags, *_ in PLANTED]
+    kernelspec = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(
+        nbformat.v4.new_notebook(cells=cells, metadata={"kernelspec": kernelspec}), tmp_path / "00_planted.ipynb"
+    )
+    target = [
+        nbformat.v4.new_markdown_cell("# Target", id="t1"),
+        nbformat.v4.new_markdown_cell("## Step 1 — Start", id="t2"),
+    ]
+    nbformat.write(
+        nbformat.v4.new_notebook(cells=target, metadata={"kernelspec": kernelspec}), tmp_path / "00_target.ipynb"
+    )
+    return tmp_path / "00_planted.ipynb"
+
+
+def _caught(found: list[reader_check.Problem]) -> dict[str, list[str]]:
+    caught: dict[str, list[str]] = {}
+    for problem in found:
+        caught.setdefault(problem.cell, []).append(problem.kind)
+    return caught
+
+
+def _expected(column: int) -> dict[str, list[str]]:
+    return {row[0]: row[column] for row in PLANTED if row[column]}
+
+
+def test_planted_defects_are_caught_in_jupyterlab(lab, reader, planted: Path):
+    cells, ids = read_in_lab(reader, lab, planted, "planted")
+    anchors = reader_check.Anchors()
+    anchors.add(planted, ids)
+    found = reader_check.problems(planted.name, planted, cells, anchors)
+    print(f"\nJupyterLab, planted defects:\n{reader_check.report(found)}")
+    assert {c.cell_id for c in cells} == {row[0] for row in PLANTED}, "every planted cell was rendered"
+    assert _caught(found) == _expected(3)
+    (price,) = [p for p in found if p.cell == "price"]
+    assert "0.35" in price.detail and "1.10" in price.detail, "the report shows what the reader sees"
+
+
+def test_planted_defects_are_caught_in_a_handout(browser_context, planted: Path, tmp_path: Path):
+    target = planted.with_name("00_target.ipynb")
+    handout_of = {p.resolve(): f"{p.stem}.html" for p in (planted, target)}
+    pages = {}
+    for source in (planted, target):
+        nb = nbformat.read(source, as_version=4)
+        page_html, _ = handouts.to_html(
+            nb, source.stem, "planted", lambda href, s=source: handouts.handout_href(href, s, handout_of)
+        )
+        pages[source] = tmp_path / f"{source.stem}.html"
+        pages[source].write_text(page_html, "utf-8")
+    cells, found_ids = read_handout(browser_context, pages[planted], nbformat.read(planted, as_version=4))
+    anchors = reader_check.Anchors()
+    anchors.add(pages[planted], found_ids["ids"])
+    found = reader_check.problems(planted.name, pages[planted], cells, anchors)
+    print(f"\nhandout, planted defects:\n{reader_check.report(found)}")
+    assert {c.cell_id for c in cells} == {row[0] for row in PLANTED}
+    assert _caught(found) == _expected(4)

@@ -1,0 +1,255 @@
+"""One figure, one source: every GPU figure a lesson's prose quotes agrees with the catalog, lessonkit/data/gpus.json.
+
+The lessons compute most figures live from lessonkit. Where the narration writes one out ("a T4's 300 GB/s",
+"an 80 GB A100", "draws at most 72 W"), this test finds it: a number with a hardware unit next to a GPU's name,
+in any lesson's markdown. The number must be one of that GPU's catalog figures for the unit, rounded as written
+(for a name that covers several boards, such as "A100", any of them). So an edit of gpus.json that contradicts a
+lesson, or a lesson that retypes a figure wrongly, fails here, naming the lesson, the cell and the sentence.
+
+A sentence that quotes a different figure on purpose (another document's arithmetic, the original lesson's
+rough reasoning) is listed in DELIBERATE with the reason; that list is checked too, so it cannot go stale.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from lessonkit.gpus import GIB, MIB, GpuSpec, catalog
+from lessonkit.reference import colab_t4_cuda_total_memory
+
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+
+# How the prose names catalog GPUs, and the catalog entries each name can mean.
+ALIASES = {
+    "RTX 4090": ("RTX_4090",),
+    "RTX 3090": ("RTX_3090",),
+    "A100": ("A100_40GB", "A100_80GB_SXM", "A100_80GB_PCIE"),
+    "A800": ("A800_80GB_SXM",),
+    "A10G": ("A10G",),
+    "H100": ("H100_SXM", "H100_PCIE"),
+    "H800": ("H800_SXM",),
+    "H200": ("H200",),
+    "H20": ("H20",),
+    "V100": ("V100_SXM2_16GB", "V100_SXM2_32GB"),
+    "T4": ("T4",),
+    "L4": ("L4",),
+    "P4": ("P4",),
+}
+ALIAS = re.compile(r"\b(" + "|".join(re.escape(a).replace(r"\ ", " ?") for a in ALIASES) + r")\b")
+NUMBER = re.compile(
+    r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(TB/s|GB/s|TFLOP/s|TFLOPS|TOPS|MiB|GiB|GB|W)(?![\w/])"
+)
+# Units only GPUs have in this course are tied to the nearest GPU name in the sentence; memory sizes (GB, GiB,
+# MiB) also describe models, so they count only right next to a name ("80 GB A100", "a T4's 16.11 GB").
+HARDWARE_UNITS = {"TB/s", "GB/s", "TFLOP/s", "TFLOPS", "TOPS", "W"}
+NEAR = 12  # characters between a memory size and a GPU name, at most
+
+# (lesson prefix, words of the sentence, why it may quote a figure that is not the catalog's)
+DELIBERATE = [
+    (
+        "02",
+        "898 GB/s inside a V100 GPU with 16 GB/s over PCIe",
+        "quotes NVIDIA's Best Practices Guide, which computes the V100's bandwidth from its clock (898 GB/s; "
+        "the datasheet in the catalog rounds to 900) and names the PCIe link's 16 GB/s, not a GPU figure",
+    ),
+    (
+        "03",
+        "the T4 has about 15 GB, that is about 15 billion bytes",
+        "retells the original lesson's rough reasoning, which the lesson then corrects",
+    ),
+    (
+        "05",
+        "2 × 5000³ operations in 0.088 s is 2.84 TFLOP/s",
+        "a speed measured on a Colab T4 (lesson 02's recorded run), set against the catalog's peak",
+    ),
+    (
+        "05",
+        "32 GB/s each way of the PCIe 4.0 link of an A100",
+        "the PCIe link's speed, not the A100's memory bandwidth",
+    ),
+]
+
+
+@dataclass(frozen=True)
+class Quote:
+    lesson: str
+    cell: str
+    sentence: str
+    gpu: str
+    number: str
+    unit: str
+    around: str = ""
+
+    def where(self) -> str:
+        return f"{self.lesson} cell {self.cell}: {self.number} {self.unit} for {self.gpu} in {self.sentence!r}"
+
+
+def _figures(gpu: GpuSpec, unit: str) -> list[float]:
+    """Every catalog figure of `gpu` a number in `unit` may legitimately be."""
+    if unit in ("GB/s", "TB/s"):
+        # Only the catalog's own figure: another published one (the T4's 320 GB/s) is quoted on purpose or not at all.
+        return [gpu.bandwidth_gb_s / 1000 if unit == "TB/s" else gpu.bandwidth_gb_s] if gpu.bandwidth_gb_s else []
+    if unit in ("TFLOP/s", "TFLOPS", "TOPS"):
+        peaks = gpu.peak_tops if unit == "TOPS" else gpu.peak_tflops
+        return [v * factor for v in peaks.values() for factor in (1, 2)]  # dense, and NVIDIA's "with sparsity"
+    if unit == "W":
+        return [gpu.tdp_w] if gpu.tdp_w else []
+    usable = gpu.usable_bytes
+    cuda = [colab_t4_cuda_total_memory()["value"]] if gpu.key == "T4" else []  # what CUDA reports on Colab (lesson 03)
+    if unit == "GB":
+        return [gpu.memory_gb_sold, usable / 1e9, *(b / 1e9 for b in cuda)]
+    if unit == "GiB":
+        return [usable / GIB, *(b / GIB for b in cuda)]
+    return [usable / MIB, *(b / MIB for b in cuda)]  # MiB
+
+
+def narrow(alias: str, around: str, gpus: dict[str, GpuSpec]) -> tuple[str, ...]:
+    """The catalog entries a name can mean, narrowed by the words around it: "A100 80GB (SXM)", "H100 PCIe"."""
+    keys = ALIASES[alias]
+    if re.search(r"PCIe", around):
+        keys = tuple(k for k in keys if "PCIE" in k) or keys
+    elif re.search(r"SXM", around):
+        keys = tuple(k for k in keys if "PCIE" not in k) or keys
+    size = re.search(r"(\d+) ?GB", around)
+    if size:
+        keys = tuple(k for k in keys if gpus[k].memory_gb_sold == int(size.group(1))) or keys
+    return keys
+
+
+def agrees(number: str, unit: str, keys: tuple[str, ...], gpus: dict[str, GpuSpec]) -> bool:
+    """True if `number`, as written (its decimals), is one of the figures of the GPUs `keys` for `unit`."""
+    written = float(number.replace(",", ""))
+    decimals = len(number.split(".")[1]) if "." in number else 0
+    for key in keys:
+        for value in _figures(gpus[key], unit):
+            if round(value, decimals) == written or (decimals == 0 and round(value) == written):
+                return True
+    return False
+
+
+def _sentences(text: str) -> list[str]:
+    text = re.sub(r"\]\([^)]*\)", "]", text)  # link targets: URLs hold numbers and names that are not prose
+    return [s for s in re.split(r"(?<=[.!?])\s+|\n+", text) if s.strip()]
+
+
+def quotes(lesson: str, cell: str, text: str) -> list[Quote]:
+    """Every number with a hardware unit that sits next to a GPU's name in `text`."""
+    found = []
+    for sentence in _sentences(text):
+        names = [
+            (m.start(), m.end(), m.group(1).replace("RTX", "RTX ").replace("  ", " ")) for m in ALIAS.finditer(sentence)
+        ]
+        # the words that can name the board: "80 GB A100", "A100 80GB (SXM)", "H100 PCIe"
+        around = {n[0]: sentence[max(0, n[0] - 6) : n[1] + 14] for n in names}
+        if not names:
+            continue
+        for m in NUMBER.finditer(sentence):
+            unit = m.group(2)
+            before = [n for n in names if n[1] <= m.start()]
+            after = [n for n in names if n[0] >= m.end()]
+            gpu = None
+            if unit in HARDWARE_UNITS:
+                gpu = before[-1] if before else after[0] if after else None
+            else:
+                close = [n for n in before if m.start() - n[1] <= NEAR] + [n for n in after if n[0] - m.end() <= NEAR]
+                close = [n for n in close if not re.search(r"\d", sentence[min(n[1], m.end()) : max(n[0], m.start())])]
+                gpu = close[0] if close else None
+            if gpu is not None:
+                found.append(Quote(lesson, cell, sentence.strip(), gpu[2], m.group(1), unit, around[gpu[0]]))
+    return found
+
+
+def lesson_quotes() -> list[Quote]:
+    found = []
+    for path in sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")):
+        for cell in json.loads(path.read_text("utf-8"))["cells"]:
+            if cell["cell_type"] == "markdown":
+                found += quotes(path.name, cell.get("id", "?"), "".join(cell["source"]))
+    return found
+
+
+def deliberate(q: Quote) -> bool:
+    return any(q.lesson.startswith(lesson) and words in q.sentence for lesson, words, _ in DELIBERATE)
+
+
+def contradictions(found: list[Quote], gpus: dict[str, GpuSpec]) -> list[str]:
+    return [
+        q.where()
+        for q in found
+        if not deliberate(q) and not agrees(q.number, q.unit, narrow(q.gpu, q.around, gpus), gpus)
+    ]
+
+
+@pytest.fixture(scope="module")
+def gpus() -> dict[str, GpuSpec]:
+    return {g.key: g for g in catalog(None)}
+
+
+def test_every_alias_names_catalog_entries(gpus):
+    for alias, keys in ALIASES.items():
+        assert keys and all(k in gpus for k in keys), alias
+    assert {k for keys in ALIASES.values() for k in keys} == {g.key for g in catalog()}  # every NVIDIA GPU has a name
+
+
+def test_every_gpu_figure_in_the_prose_is_the_catalogs(gpus):
+    found = lesson_quotes()
+    assert len(found) >= 20, "the scan finds the lessons' quoted figures (it found too few: is it still reading them?)"
+    problems = contradictions(found, gpus)
+    assert not problems, "figures that contradict lessonkit/data/gpus.json:\n" + "\n".join(problems)
+
+
+def test_every_deliberate_exception_still_exists():
+    found = lesson_quotes()
+    for lesson, words, _ in DELIBERATE:
+        assert any(q.lesson.startswith(lesson) and words in q.sentence for q in found), (lesson, words)
+
+
+def test_a_catalog_edit_that_contradicts_a_lesson_fails(gpus):
+    """Planted: the T4's datasheet bandwidth changed to 320 GB/s; lesson 05's '300 GB/s' sentence must be named."""
+    changed = dict(gpus)
+    t4 = gpus["T4"]
+    changed["T4"] = GpuSpec(**{**t4.__dict__, "bandwidth_gb_s": 320.0, "other_published": {}})
+    problems = contradictions(lesson_quotes(), changed)
+    assert any(p.startswith("05_") and "300 GB/s for T4" in p for p in problems), problems
+
+
+OLD_SPEC_TABLE = """| GPU | memory bandwidth | 16-bit Tensor TFLOP/s (dense) | sources |
+|---|---|---|---|
+| T4 | 320 GB/s | 65 | [Google Cloud GPU table](https://cloud.google.com/compute/docs/gpus) |
+| RTX 4090 | 1008 GB/s | 165 | [TheFPSReview spec sheet](https://www.thefpsreview.com/) |
+| A100 80GB (SXM) | 1.9 TB/s | 312 | [Google Cloud GPU table](https://cloud.google.com/compute/docs/gpus) |
+| H100 (SXM) | 3.35 TB/s | 989 | [Google Cloud GPU table](https://cloud.google.com/compute/docs/gpus) |"""
+
+
+def test_the_spec_table_lesson_07_used_to_retype_is_caught(gpus):
+    """Planted: lesson 07's old hand-typed table, whose T4 and A100 rows contradicted the catalog (issue 12)."""
+    problems = contradictions(quotes("07_planted.ipynb", "old", OLD_SPEC_TABLE), gpus)
+    assert [p.split(": ", 1)[1].split(" in ")[0] for p in problems] == ["320 GB/s for T4", "1.9 TB/s for A100"]
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("An H100 reads 3.35 TB/s.", []),
+        ("An H100 reads 3.9 TB/s.", ["3.9 TB/s for H100"]),
+        ("The A100 80GB (SXM) streams 1.9 TB/s.", ["1.9 TB/s for A100"]),  # 1.9 is the PCIe card's figure
+        ("The A100 80GB PCIe streams 1.9 TB/s.", []),
+        ("An A100 streams 1.9 TB/s.", []),  # any A100 board: the PCIe card's, rounded
+        ("A T4 draws 75 W at most.", ["75 W for T4"]),
+        ("Rent an 80 GB A100 by the hour.", []),
+        ("The 40 GB A100 reads 2,039 GB/s.", ["2,039 GB/s for A100"]),  # the 80 GB SXM card's figure
+        ("Rent an 81 GB A100 by the hour.", ["81 GB for A100"]),
+        ("The L4 peaks at 121 TFLOP/s in bf16, 242 with sparsity.", []),
+        ("Llama 3 70B does not fit on a T4: its int4 weights are 35.28 GB.", []),  # a model's size, not the T4's
+        ("See [the T4 page](https://example.com/t4-320-GB/s) for 300 GB/s.", []),
+    ],
+)
+def test_the_scan_reads_prose_as_a_reader_would(gpus, text, expected):
+    found = quotes("99_planted.ipynb", "x", text)
+    problems = contradictions(found, gpus)
+    assert [p.split(": ", 1)[1].split(" in ")[0] for p in problems] == expected
