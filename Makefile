@@ -15,6 +15,8 @@ GPU_NOTE   := A GPU is here ($(strip $(GPU_HERE))): the lessons print other numb
 PYTEST := $(BIN)/python -m pytest -p tests.pytest_startup
 # The unit tests run in parallel, one process per core up to 4 (pytest-xdist), each test file in one process.
 UNITS  := -n auto --maxprocesses 4 --dist loadfile
+# More pytest options for test, test-units and test-notebooks, e.g. make test-units PYTEST_ARGS="-k doctor".
+PYTEST_ARGS ?=
 NBVAL  := $(NBVAL_MODE) --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-cell-timeout 120
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 # JupyterLab refuses to start as root unless told to; rented cloud GPUs often log you in as root.
@@ -48,10 +50,10 @@ lab: $(STAMP)  ## copy new lessons into my-lessons/ (yours stay as they are) and
 
 test: $(STAMP)  ## unit tests + every notebook executed and compared under strict nbval (lax on a GPU machine)
 	@$(if $(strip $(GPU_HERE)),echo "$(GPU_NOTE)")
-	$(PYTEST) tests notebooks --ignore=tests/matrix $(NBVAL)
+	$(PYTEST) tests notebooks --ignore=tests/matrix $(NBVAL) $(PYTEST_ARGS)
 
 test-units: $(STAMP)  ## unit tests only (fast)
-	$(PYTEST) tests --ignore=tests/matrix $(UNITS)
+	$(PYTEST) tests --ignore=tests/matrix $(UNITS) $(PYTEST_ARGS)
 
 test-matrix: $(STAMP)  ## lessons offline, elsewhere, twice, in fake Colab, with broken nvidia-smi; Colab-like and oldest envs
 	$(PYTEST) tests/matrix
@@ -59,7 +61,7 @@ test-matrix: $(STAMP)  ## lessons offline, elsewhere, twice, in fake Colab, with
 
 test-notebooks: $(STAMP)  ## the notebooks only, under strict nbval (lax on a GPU machine)
 	@$(if $(strip $(GPU_HERE)),echo "$(GPU_NOTE)")
-	$(PYTEST) notebooks $(NBVAL)
+	$(PYTEST) notebooks $(NBVAL) $(PYTEST_ARGS)
 
 lint: $(STAMP)  ## ruff over the package, tests, tools and notebooks
 	$(BIN)/ruff check .

@@ -9,9 +9,10 @@ import sys
 from pathlib import Path
 
 import pytest
-import torch
 
-import lessonkit.device as device
+# PyTorch and lessonkit.device are imported inside the fixtures that use them, not here: the unit tests run in
+# several worker processes (pytest-xdist), and the process that only hands tests out to them loads this file
+# too, where importing PyTorch would cost seconds before any worker starts.
 
 REAL_DRIVER_FAILURE = (
     "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. "
@@ -34,6 +35,8 @@ def pytest_collectreport(report: pytest.CollectReport) -> None:
 def one_torch_thread():
     """One PyTorch thread for the whole run: the tests' tensors are tiny, and on a shared CPU a second
     thread waits for a busy core at every operation (tens of times slower). No test asserts a speed."""
+    import torch
+
     before = torch.get_num_threads()
     torch.set_num_threads(1)
     yield
@@ -77,6 +80,8 @@ def no_smi(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def cpu_only(monkeypatch: pytest.MonkeyPatch) -> None:
     """Neither CUDA nor MPS, whatever this machine has."""
+    import lessonkit.device as device
+
     monkeypatch.setattr(device, "_cuda_available", lambda: False)
     monkeypatch.setattr(device, "_mps_available", lambda: False)
 

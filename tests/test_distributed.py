@@ -23,9 +23,14 @@ from lessonkit.distributed import (
     train_single_process,
 )
 
-# As lesson 09 does in its imports: start the process the ranks are forked from (Linux; elsewhere nothing to
-# start) now, so that it imports PyTorch, seconds, while the other test files are collected and run.
-start_rank_server()
+
+@pytest.fixture(scope="module", autouse=True)
+def rank_server():
+    """As lesson 09 does in its imports: start the process the ranks are forked from (Linux; elsewhere nothing
+    to start) before the first run. Started here rather than at import, so that only the test process that runs
+    this file pays for it (the unit tests run in several processes, and each one collects every file)."""
+    start_rank_server()
+
 
 BATCH, STEPS, LR = 32, 3, 0.5
 DELAY_S = 0.2
