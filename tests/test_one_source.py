@@ -19,8 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from lessonkit.gpus import GIB, MIB, GpuSpec, catalog
+from lessonkit.estimate import DEFAULT_CUDA_CONTEXT_BYTES
+from lessonkit.gpus import GIB, MIB, GpuSpec, catalog, find_gpu
 from lessonkit.reference import colab_t4_cuda_total_memory
+from lessonkit.vram import max_params
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 
@@ -42,7 +44,7 @@ ALIASES = {
 }
 ALIAS = re.compile(r"\b(" + "|".join(re.escape(a).replace(r"\ ", " ?") for a in ALIASES) + r")\b")
 NUMBER = re.compile(
-    r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(TB/s|GB/s|TFLOP/s|TFLOPS|TOPS|MiB|GiB|GB|W)(?![\w/])"
+    r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\+?\s*(TB/s|GB/s|TFLOP/s|TFLOPS|TOPS|MiB|GiB|GB|W)(?![\w/])"
 )
 # Units only GPUs have in this course are tied to the nearest GPU name in the sentence; memory sizes (GB, GiB,
 # MiB) also describe models, so they count only right next to a name ("80 GB A100", "a T4's 16.11 GB").
@@ -61,6 +63,11 @@ DELIBERATE = [
         "03",
         "the T4 has about 15 GB, that is about 15 billion bytes",
         "retells the original lesson's rough reasoning, which the lesson then corrects",
+    ),
+    (
+        "05",
+        "NVIDIA's T4 product page says 320+ GB/s",
+        "the footnote that names the other published T4 bandwidth (catalog: other_published) and why 300 is used",
     ),
     (
         "05",
@@ -253,3 +260,77 @@ def test_the_scan_reads_prose_as_a_reader_would(gpus, text, expected):
     found = quotes("99_planted.ipynb", "x", text)
     problems = contradictions(found, gpus)
     assert [p.split(": ", 1)[1].split(" in ")[0] for p in problems] == expected
+
+
+# Figures that are not a GPU's own but are quoted in several lessons, each with the one place it comes from.
+# (description, a pattern whose first group is the figure as written, the figure from lessonkit's data)
+FACTS = [
+    (
+        "the CUDA context allowance (lessonkit.estimate.DEFAULT_CUDA_CONTEXT_BYTES)",
+        re.compile(
+            r"(\d+) MiB (?:CUDA )?context|context allowance[^.]{0,40}?(\d+) MiB|\bcontext[^.]{0,30}?\b(\d+) MiB"
+        ),
+        lambda: DEFAULT_CUDA_CONTEXT_BYTES / MIB,
+    ),
+    (
+        "the T4's weights-only bound in fp16 (max_params of nvidia-smi's total, lesson 03)",
+        re.compile(r"(?:gives|under the|to)\W{1,4}(\d+\.\d+) billion"),
+        lambda: max_params(find_gpu("T4").usable_bytes, "fp16") / 1e9,
+    ),
+]
+
+
+# (lesson prefix, words around the figure, why it differs on purpose)
+FACTS_DELIBERATE = [
+    (
+        "03",
+        "halving it gives 7.5 billion",
+        "retells the original lesson's rough reasoning, which the lesson then corrects",
+    ),
+]
+
+
+def fact_problems(lessons: dict[str, list[tuple[str, str]]]) -> list[str]:
+    """Every quote of a FACTS figure that differs from lessonkit's, as 'lesson cell: what'."""
+    problems = []
+    for description, pattern, expected in FACTS:
+        for lesson, cells in lessons.items():
+            for cell, text in cells:
+                for m in pattern.finditer(text):
+                    written = next(g for g in m.groups() if g)
+                    nearby = text[max(0, m.start() - 80) : m.end() + 80]
+                    if any(lesson.startswith(ls) and words in nearby for ls, words, _ in FACTS_DELIBERATE):
+                        continue
+                    decimals = len(written.split(".")[1]) if "." in written else 0
+                    if round(expected(), decimals) != float(written):
+                        problems.append(
+                            f"{lesson} cell {cell}: {written} for {description}, lessonkit says {expected():.4g}"
+                        )
+    return problems
+
+
+def lesson_markdown() -> dict[str, list[tuple[str, str]]]:
+    return {
+        path.name: [
+            (c.get("id", "?"), "".join(c["source"]))
+            for c in json.loads(path.read_text("utf-8"))["cells"]
+            if c["cell_type"] == "markdown"
+        ]
+        for path in sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+    }
+
+
+def test_figures_quoted_in_several_lessons_are_lessonkits():
+    lessons = lesson_markdown()
+    quoted = {d: sum(len(p.findall(t)) for cells in lessons.values() for _, t in cells) for d, p, _ in FACTS}
+    assert all(quoted.values()), f"a fact is no longer quoted anywhere, so this check tests nothing: {quoted}"
+    problems = fact_problems(lessons)
+    assert not problems, "\n".join(problems)
+
+
+def test_a_changed_context_figure_is_caught():
+    planted = {"07_planted.ipynb": [("x", "The estimate adds the 300 MiB CUDA context that the tables count.")]}
+    assert fact_problems(planted) == [
+        "07_planted.ipynb cell x: 300 for the CUDA context allowance (lessonkit.estimate.DEFAULT_CUDA_CONTEXT_BYTES), "
+        "lessonkit says 400"
+    ]
