@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from lessonkit.device import describe_device, nvidia_smi, synchronize  # noqa: E402
 from lessonkit.gpus import PRECISIONS, GpuSpec, find_gpu  # noqa: E402
-from lessonkit.timing import benchmark, format_seconds, gb_per_s, matmul_flops, tflops  # noqa: E402
+from lessonkit.timing import benchmark, format_seconds, gb_per_s, tflops  # noqa: E402
 from lessonkit.units import DTYPES as DTYPE_TABLE  # noqa: E402
 from lessonkit.vram import format_bytes  # noqa: E402
 
@@ -130,37 +130,72 @@ def _set_tf32(allow: bool) -> tuple[bool, bool]:
     return old
 
 
-def matmul_rate(precision: str, n: int, device: torch.device, repeats: int = 10) -> dict[str, Any]:
-    """Median time and TFLOP/s of an n x n matmul in one precision ('tf32': fp32 inputs, TF32 allowed)."""
+def matmul_rate(
+    precision: str, n: int, device: torch.device, repeats: int = 10, m: int | None = None, k: int | None = None
+) -> dict[str, Any]:
+    """Median time and TFLOP/s of an (m x k) @ (k x n) matmul, square unless m or k is given ('tf32': fp32 inputs,
+    TF32 allowed)."""
+    m, k = n if m is None else m, n if k is None else k
     torch.manual_seed(0)  # random numbers made on the device itself: an 8192 x 8192 matrix is slow to make on a CPU
-    a = torch.randn(n, n, device=device).to(DTYPES[precision])
-    b = torch.randn(n, n, device=device).to(DTYPES[precision])
+    a = torch.randn(m, k, device=device).to(DTYPES[precision])
+    b = torch.randn(k, n, device=device).to(DTYPES[precision])
     old = _set_tf32(precision == "tf32")
     try:
-        m = benchmark(lambda: a @ b, device=device, warmup=3, repeats=repeats, label=f"{precision} {n}x{n}")
+        label = f"{precision} {m}x{k}x{n}"
+        t = benchmark(lambda: a @ b, device=device, warmup=3, repeats=repeats, label=label)
     finally:
         torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = old
-    return {"n": n, "median_s": m.median, "iqr_s": m.iqr, "tflops": tflops(matmul_flops(n), m.median)}
+    return {"m": m, "n": n, "k": k, "median_s": t.median, "iqr_s": t.iqr, "tflops": tflops(2 * m * n * k, t.median)}
 
 
-@section("matmul", "dense matmul TFLOP/s in fp32, tf32, fp16 and bf16 at large sizes, against the catalog peak")
+# The 16-bit precisions are where a GPU's Tensor Cores are fastest and where the datasheet peak is hardest to reach,
+# so they get a sweep of shapes, the way a "maximum achievable matmul FLOPS" finder searches (Stas Bekman's
+# mamf-finder in ml-engineering): the best of many M, N, K, not only squares. How far a shape is from a whole
+# number of tiles and waves on the GPU's multiprocessors moves the rate (NVIDIA's Matrix Multiplication
+# Background guide, "tile quantization" and "wave quantization").
+SWEEP_PRECISIONS = ("fp16", "bf16")
+SWEEP_SIZES = (4096, 6144, 8192, 12288, 16384)
+
+
+def sweep_shapes(smoke: bool) -> list[tuple[int, int, int]]:
+    """(m, n, k) shapes to try: every combination of SWEEP_SIZES (tiny ones for a smoke run on the CPU)."""
+    sizes = (32, 64) if smoke else SWEEP_SIZES
+    return [(m, n, k) for m in sizes for n in sizes for k in sizes]
+
+
+@section(
+    "matmul",
+    "dense matmul TFLOP/s: fp32, tf32 at large squares; fp16, bf16 best of a shape sweep; against the catalog peak",
+)
 def check_matmul(ctx: Context) -> dict[str, Any]:
     sizes = (64,) if ctx.smoke else (4096, 8192)
-    out: dict[str, Any] = {"sizes": list(sizes), "precisions": {}}
+    out: dict[str, Any] = {
+        "sizes": list(sizes),
+        "sweep_sizes": sorted({s for shape in sweep_shapes(ctx.smoke) for s in shape}),
+        "precisions": {},
+    }
     for precision in PRECISIONS:
         entry: dict[str, Any] = {}
         try:
-            runs = [matmul_rate(precision, n, ctx.device, ctx.repeats) for n in sizes]
+            if precision in SWEEP_PRECISIONS:
+                runs = [
+                    matmul_rate(precision, n, ctx.device, ctx.repeats, m=m, k=k) for m, n, k in sweep_shapes(ctx.smoke)
+                ]
+            else:
+                runs = [matmul_rate(precision, n, ctx.device, ctx.repeats) for n in sizes]
         except Exception as exc:  # e.g. bf16 on a GPU without bf16 support
             entry["error"] = f"{type(exc).__name__}: {exc}"
         else:
             best = max(runs, key=lambda r: r["tflops"])
-            entry.update(runs=runs, n=best["n"], tflops=best["tflops"])
+            entry.update(runs=runs, n=best["n"], shape=[best["m"], best["n"], best["k"]], tflops=best["tflops"])
             peak = None if ctx.spec is None else ctx.spec.peak(precision)
             entry["peak_tflops"] = peak
             entry["pct_of_peak"] = None if peak is None else 100 * best["tflops"] / peak
             entry["tensor_cores"] = None if ctx.spec is None else ctx.spec.has_tensor_cores(precision)
-            ctx.log(f"  matmul {precision}: {best['tflops']:.1f} TFLOP/s at n={best['n']}")
+            squares = [r for r in runs if r["m"] == r["n"] == r["k"]]
+            if precision in SWEEP_PRECISIONS and squares:  # what squares alone reach, to show what the sweep adds
+                entry["best_square_tflops"] = max(r["tflops"] for r in squares)
+            ctx.log(f"  matmul {precision}: {best['tflops']:.1f} TFLOP/s at m,n,k={best['m']},{best['n']},{best['k']}")
         out["precisions"][precision] = entry
     return out
 
@@ -353,15 +388,16 @@ def markdown(report: dict[str, Any]) -> str:
             lines += [f"Error: `{result['error']}`"]
         elif name == "matmul":
             lines += [
-                "| precision | n | TFLOP/s | catalog peak | % of peak | Tensor Cores |",
+                "| precision | best m x n x k | TFLOP/s | catalog peak | % of peak | Tensor Cores |",
                 "|---|---|---|---|---|---|",
             ]
             for precision, e in result["precisions"].items():
                 if "error" in e:
                     lines.append(f"| {precision} | - | error: {e['error']} | | | |")
                     continue
+                shape = " x ".join(map(str, e.get("shape") or [e["n"]] * 3))
                 lines.append(
-                    f"| {precision} | {e['n']} | {e['tflops']:.3g} | {_fmt(e['peak_tflops'])} | "
+                    f"| {precision} | {shape} | {e['tflops']:.3g} | {_fmt(e['peak_tflops'])} | "
                     f"{_fmt(e['pct_of_peak'], 0, '%')} | {_fmt(e['tensor_cores'])} |"
                 )
         elif name == "timer_fidelity":
@@ -441,7 +477,9 @@ def headline(report: dict[str, Any], report_path: str) -> dict[str, Any]:
     }
     for precision, e in sections.get("matmul", {}).get("precisions", {}).items():
         if "tflops" in e:
-            record["matmul"][precision] = {k: e[k] for k in ("n", "tflops", "peak_tflops", "pct_of_peak")}
+            record["matmul"][precision] = {
+                k: e[k] for k in ("n", "shape", "tflops", "peak_tflops", "pct_of_peak") if k in e
+            }
     bandwidth = sections.get("bandwidth", {})
     if bandwidth.get("status") == "ok":
         record["copy_gb_s"] = bandwidth["copy_gb_s"]

@@ -91,6 +91,13 @@ def test_smoke_run_on_the_cpu_writes_a_report(no_cuda, one_thread, tmp_path, cap
     assert report["sections"]["transfer"]["status"] == "skipped"
     for precision in ("fp32", "tf32", "fp16", "bf16"):
         assert report["sections"]["matmul"]["precisions"][precision]["tflops"] > 0
+    for precision in gpu_check.SWEEP_PRECISIONS:  # the 16-bit ones: the best of a sweep of shapes, not only squares
+        entry = report["sections"]["matmul"]["precisions"][precision]
+        shapes = {(r["m"], r["n"], r["k"]) for r in entry["runs"]}
+        assert shapes == set(gpu_check.sweep_shapes(smoke=True)) and len(shapes) == 8
+        best = max(entry["runs"], key=lambda r: r["tflops"])
+        assert entry["shape"] == [best["m"], best["n"], best["k"]] and entry["tflops"] == best["tflops"]
+        assert entry["best_square_tflops"] <= entry["tflops"]
     assert report["sections"]["bandwidth"]["copy_gb_s"] > 0
     assert json_path.with_suffix(".md").read_text().startswith("# GPU check: ")
 
@@ -125,7 +132,14 @@ def fake_results() -> dict:
             "precisions": {
                 "fp32": {"n": 8192, "tflops": 4.1, "peak_tflops": 8.1, "pct_of_peak": 50.6, "tensor_cores": False},
                 "tf32": {"n": 8192, "tflops": 4.1, "peak_tflops": None, "pct_of_peak": None, "tensor_cores": False},
-                "fp16": {"n": 8192, "tflops": 25.0, "peak_tflops": 65.0, "pct_of_peak": 38.5, "tensor_cores": True},
+                "fp16": {
+                    "n": 8192,
+                    "shape": [16384, 8192, 4096],  # the best of the shape sweep
+                    "tflops": 25.0,
+                    "peak_tflops": 65.0,
+                    "pct_of_peak": 38.5,
+                    "tensor_cores": True,
+                },
                 "bf16": {"error": "RuntimeError: bf16 not supported"},
             },
         },
@@ -153,7 +167,8 @@ def test_report_from_fake_measurements(tmp_path):
     assert json.loads(json_path.read_text())["sections"]["bandwidth"]["copy_gb_s"] == 240.0
     md = md_path.read_text()
     assert md.startswith("# GPU check: Tesla T4\n")
-    assert "| fp16 | 8192 | 25 | 65.0 | 38% | True |" in md
+    assert "| fp16 | 16384 x 8192 x 4096 | 25 | 65.0 | 38% | True |" in md
+    assert "| fp32 | 8192 x 8192 x 8192 | 4.1 | 8.1 | 51% | False |" in md  # a square, from before the sweep
     assert "| bf16 | - | error: RuntimeError: bf16 not supported | | | |" in md
     assert "| matmul | 4096 | 33.5 ms | 34 ms | 0.985 | 33.1 ms | 33.2 ms | 1.003 | 1.012 |" in md
     again, _ = gpu_check.write_report(report, tmp_path)  # same GPU, same day: the time is added
@@ -166,7 +181,13 @@ def test_record_copies_the_headline_into_package_data(tmp_path):
     others = [r for r in json.loads(data.read_text())["gpu_checks"] if r["gpu"] != "Tesla T4"]
     report = gpu_check.build_report(quiet_ctx(spec=find_gpu("T4")), fake_results(), STARTED)
     new = gpu_check.record(report, "reports/gpu-check-tesla-t4-2026-10-02.json", data)
-    assert new["matmul"]["fp16"] == {"n": 8192, "tflops": 25.0, "peak_tflops": 65.0, "pct_of_peak": 38.5}
+    assert new["matmul"]["fp16"] == {
+        "n": 8192,
+        "shape": [16384, 8192, 4096],
+        "tflops": 25.0,
+        "peak_tflops": 65.0,
+        "pct_of_peak": 38.5,
+    }
     assert "bf16" not in new["matmul"]  # it failed, so it is left out
     assert new["copy_gb_s"] == 240.0 and new["h2d_gb_s"] == {"pageable": 5.5, "pinned": 12.1}
     assert new["timer"] == [
