@@ -10,7 +10,7 @@ import pytest
 import torch
 
 import lessonkit.vram as vram
-from lessonkit.bytecount import MemoryTracker, SavedActivations, storage_bytes
+from lessonkit.bytecount import MemoryTracker, storage_bytes
 from lessonkit.estimate import (
     DEFAULT_CUDA_CONTEXT_BYTES,
     MODES,
@@ -214,14 +214,6 @@ def test_memory_tracker_sees_allocations_and_frees():
     assert tracker.peak == 8000 and tracker.current == 4000
     tracker.reset_peak()
     assert tracker.peak == 4000
-
-
-def test_saved_activations_leave_weights_out():
-    layer = torch.nn.Linear(16, 16)
-    x = torch.randn(4, 16, requires_grad=True)
-    with SavedActivations(layer) as saved:
-        torch.relu(layer(x)).sum()
-    assert saved.bytes == 4 * 16 * 4 * 2 and saved.count == 2  # x for the weight's gradient, relu's output
 
 
 def test_llama_like_is_only_used_for_shape_when_counting():
