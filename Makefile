@@ -70,11 +70,15 @@ lint: $(STAMP)  ## ruff over the package, tests, tools and notebooks
 refresh: $(STAMP)  ## re-execute the notebooks on this machine and store their outputs
 	$(BIN)/python tools/run_notebooks.py --write
 
-badges: $(STAMP)  ## rewrite Colab badges and install lines from lessonkit/course.py
-	$(BIN)/python tools/sync_badges.py
+badges: $(STAMP)  ## rewrite Colab badges, setup cells and the README's lesson table from lessonkit/course.py (REPO=owner/name REF=v0.1.0 to publish a copy)
+	$(BIN)/python tools/sync_badges.py $(if $(REPO),--repo "$(REPO)") $(if $(REF),--ref "$(REF)")
 
 clean:  ## remove .venv and build leftovers (your my-lessons/ stays)
 	rm -rf $(VENV) dist build *.egg-info
+
+.PHONY: reading-time
+reading-time: $(STAMP)  ## how long each lesson takes: words at 200/min + recorded run time (core path <= 2 h, lessons <= 30 min)
+	$(BIN)/python tools/reading_time.py
 
 .PHONY: glossary
 glossary: $(STAMP)  ## rewrite the README's glossary table from lessonkit/data/glossary.json
@@ -101,10 +105,10 @@ chromium:  ## install Debian's chromium if it is missing (apt-get, with sudo whe
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
 	@test -x "$(CHROMIUM)" || { echo "$(CHROMIUM) is still missing: pass CHROMIUM=/path/to/chrome"; exit 1; }
 
-handouts: $(E2E_STAMP) chromium  ## run every lesson here, write dist/handouts/NN_name.html and course.pdf
+handouts: $(E2E_STAMP) chromium  ## run every lesson, write dist/handouts/{student,teacher}/ HTML and course-{student,teacher}.pdf
 	$(BIN)/python tools/handouts.py --chromium "$(CHROMIUM)"
 
-e2e: handouts  ## real-browser test: JupyterLab + chromium run a widget lesson, render every lesson's markdown, check the handouts
+e2e: handouts  ## real-browser test: JupyterLab + chromium run a widget lesson, render every lesson's markdown, check both handout editions
 	CHROMIUM="$(CHROMIUM)" $(PYTEST) tests/e2e/lab_e2e.py -v
 
 # GPU check (benchmarks/gpu_check.py). It needs no network, so it does not depend on $(STAMP): it uses

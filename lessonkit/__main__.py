@@ -20,10 +20,11 @@ def main(argv: list[str] | None = None) -> int:
     doctor_parser = commands.add_parser(
         "doctor",
         help="check this machine: device, nvidia-smi, a CPU vs GPU matmul and what fits in memory",
-        description=doctor.__doc__.splitlines()[0].strip("`"),
+        description=doctor.__doc__.splitlines()[0].replace("`", ""),
         epilog=(
-            "Exit status: 0 when nothing stops PyTorch from using this machine (no GPU is a valid answer), "
-            "1 when nvidia-smi sees a GPU that PyTorch cannot use, 2 for bad options."
+            "Exit status: 0 when nothing is broken (no GPU is a valid answer); 1 when something is: nvidia-smi "
+            "sees a GPU that PyTorch cannot use, or nvidia-smi fails, hangs or reports a GPU it cannot read; "
+            "2 for bad options."
         ),
     )
     doctor.add_arguments(doctor_parser)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable
+from decimal import Decimal
+from fractions import Fraction
 from numbers import Integral, Real
 
 from lessonkit.units import BYTE_UNITS
@@ -12,6 +14,15 @@ from lessonkit.units import BYTE_UNITS
 
 def _type_name(value: object) -> str:
     return type(value).__name__
+
+
+def _short(value: object) -> str:
+    """repr() of a value cut to 80 characters, and never an error (some objects' repr raises)."""
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 - a learner's object whose __repr__ is broken
+        return f"a {_type_name(value)} that cannot be shown"
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def check_number(
@@ -22,24 +33,32 @@ def check_number(
     integer: bool = False,
     maximum: float | None = None,
 ) -> float | int:
-    """Return `value` if it is a finite, non-negative real number (at most `maximum`), else raise naming `name`."""
+    """Return `value` if it is a finite, non-negative real number (at most `maximum`), else raise naming `name`.
+
+    Integers stay exact Python ints; other real numbers (numpy scalars, Fraction, Decimal) become floats.
+    """
     kind = "an integer" if integer else "a number"
     if isinstance(value, bool) or not isinstance(value, Real):
-        raise TypeError(f"{name} must be {kind}, got {_type_name(value)} {value!r}")
+        raise TypeError(f"{name} must be {kind}, got {_type_name(value)} {_short(value)}")
     if integer and not isinstance(value, Integral):
         if isinstance(value, float) and math.isfinite(value) and value.is_integer():
             value = int(value)
         else:
-            raise TypeError(f"{name} must be {kind}, got {_type_name(value)} {value!r}")
-    if not math.isfinite(value):
-        raise ValueError(f"{name} must be a finite number, got {value!r}")
+            raise TypeError(f"{name} must be {kind}, got {_type_name(value)} {_short(value)}")
+    try:
+        value = int(value) if isinstance(value, Integral) else float(value)
+        finite = math.isfinite(value)
+    except OverflowError:  # an int with hundreds of digits: no float can hold it
+        finite = False
+    if not finite:
+        raise ValueError(f"{name} must be a finite number no larger than about 1.8e308, got {_short(value)}")
     if positive and value <= 0:
-        raise ValueError(f"{name} must be greater than 0, got {value!r}")
+        raise ValueError(f"{name} must be greater than 0, got {_short(value)}")
     if value < 0:
-        raise ValueError(f"{name} must be 0 or more, got {value!r}")
+        raise ValueError(f"{name} must be 0 or more, got {_short(value)}")
     if maximum is not None and value > maximum:
-        raise ValueError(f"{name} must be at most {maximum:,}, got {value!r}")
-    return int(value) if integer else value
+        raise ValueError(f"{name} must be at most {maximum:,}, got {_short(value)}")
+    return value
 
 
 def check_strings(name: str, value: object, example: str) -> list[str]:
@@ -63,8 +82,15 @@ def check_choice(name: str, value: object, choices: Iterable[str]) -> str:
     return value
 
 
+_LARGEST_EXPONENT = 400  # 10**400 bytes is past any float; exponents beyond are refused or round to 0 unread
 _BYTE_UNITS = {unit.lower(): factor for unit, factor in BYTE_UNITS.items()}
 _SIZE = re.compile(r"^\s*([0-9][0-9_,]*(?:\.[0-9]+)?|\.[0-9]+)(?:[eE]([+-]?[0-9]+))?\s*([A-Za-z]*)\s*$")
+# The course's one rule for commas in a number (here and in the exercises' answers): only between groups of
+# three digits, as in 15,360. '16,5' is a decimal comma, which would silently make 165 of 16.5: refused.
+THOUSANDS = re.compile(r"^[-+]?\d{1,3}(?:,\d{3})+(?:\.\d*)?(?:[eE][-+]?\d+)?$")
+DECIMAL_COMMA = (
+    "write decimals with a point (16.5, not 16,5); commas are fine only between groups of three digits (15,360)"
+)
 
 
 def check_bytes(name: str, value: object) -> int:
@@ -77,6 +103,16 @@ def check_bytes(name: str, value: object) -> int:
                 f"{name} must be a number of bytes or a size with a unit such as '16GB', '15360MiB' or '15 GiB' "
                 f"(units: {', '.join(BYTE_UNITS)}), got {value!r}"
             )
-        number = float(match[1].replace("_", "").replace(",", "")) * 10 ** int(match[2] or 0)
-        value = number * (_BYTE_UNITS[unit] if unit else 1)
+        digits = match[1].replace("_", "")
+        if "," in digits and not THOUSANDS.match(digits):
+            raise ValueError(f"{name}: {DECIMAL_COMMA}; got {value!r}")
+        exponent = int(match[2] or 0)
+        # Exact arithmetic: a float would turn '4,611,686,019 GB' into 4611686019000000512 bytes.
+        exact = Fraction(Decimal(digits.replace(",", ""))) * (_BYTE_UNITS[unit] if unit else 1)
+        if exact and exponent > _LARGEST_EXPONENT:
+            exact = Fraction(2**1025)  # far past any float: refused just below, without computing 10**exponent
+        exact *= Fraction(10) ** max(exponent, -_LARGEST_EXPONENT)
+        if exact > 2**1024:
+            raise ValueError(f"{name} must be a size no larger than about 1.8e308 bytes, got {value!r}")
+        value = round(exact)
     return round(check_number(name, value))

@@ -18,8 +18,15 @@ def _mem(n: int | None) -> str:
     return "unknown" if n is None else f"{format_bytes(n, 'GiB')} = {format_bytes(n, 'GB')}"
 
 
+def _smi_memory(g: dict[str, Any]) -> str:
+    if g["memory_total_mib"] is None:
+        return "memory not reported"
+    used = "n/a" if g["memory_used_mib"] is None else g["memory_used_mib"]
+    return f"{used} MiB used of {g['memory_total_mib']} MiB"
+
+
 def render_text(report: dict[str, Any]) -> str:
-    """The report of doctor._collect as the terminal shows it (lesson 01)."""
+    """The report of doctor._collect as the terminal shows it; without "What fits" for --basics (lesson 01)."""
     d, smi, bench, budget = report["device"], report["nvidia_smi"], report["benchmark"], report["vram_budget"]
     out = [f"lessonkit doctor {report['lessonkit']}: Python {report['python']} on {report['platform']}", ""]
 
@@ -42,11 +49,11 @@ def render_text(report: dict[str, Any]) -> str:
         for g in smi["gpus"]:
             util = "n/a" if g["utilization_pct"] is None else f"{g['utilization_pct']}%"
             out.append(
-                f"  GPU {g['index']}: {g['name']}, {g['memory_used_mib']} MiB used of {g['memory_total_mib']} MiB, "
-                f"utilisation {util}, driver {g['driver_version']}"
+                f"  GPU {g['index']}: {g['name']}, {_smi_memory(g)}, utilisation {util}, driver {g['driver_version']}"
             )
     else:
         out.append(f"  unavailable: {smi['reason']}")
+    out += [f"  warning: {p}" for p in smi.get("problems", [])]
 
     plan = bench["plan"]
     warmups = f"{plan['warmup']} warm-up run{'s' if plan['warmup'] != 1 else ''}"
@@ -71,18 +78,24 @@ def render_text(report: dict[str, Any]) -> str:
         out.append("  No GPU here, so there is no speed-up to measure: the CPU figure is this machine's baseline.")
     out += [f"  {note}" for note in bench["notes"]]
 
-    out += ["", f"What fits: {_mem(budget['memory_bytes'])} of {budget['memory_of']}"]
-    for row in budget["rows"]:
-        largest = _params(row["max_params"])
-        out.append(f"  {row['label']:<40} {row['assumes']:<22} up to {largest} parameters")
-    out.append(f"  ({budget['counts']}.)")
+    if budget is not None:  # None: --basics
+        out += ["", f"What fits: {_mem(budget['memory_bytes'])} of {budget['memory_of']}"]
+        for row in budget["rows"]:
+            largest = _params(row["max_params"])
+            out.append(f"  {row['label']:<40} {row['assumes']:<22} up to {largest} parameters")
+        out.append(f"  ({budget['counts']}.)")
 
     out.append("")
     for problem in report["problems"]:
         out.append(f"PROBLEM: {problem}")
     for note in report["notes"]:
         out.append(f"Note: {note}")
-    if not report["problems"]:
+    if report["problems"]:
+        count = len(report["problems"])
+        out.append(
+            f"NEEDS FIXING: {count} problem{'s' if count != 1 else ''} found; each PROBLEM line above says what to do."
+        )
+    else:
         if d["kind"] == "cpu":
             verdict = "OK: no GPU, and nothing is broken. The lessons run on the CPU."
         else:

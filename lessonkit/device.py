@@ -6,13 +6,13 @@ import html
 import os
 import platform
 import shutil
-import subprocess
 import sys
 from dataclasses import dataclass
 
 import torch
 
 from lessonkit import _host
+from lessonkit._checks import check_number
 from lessonkit.gpus import GpuSpec, find_gpu
 from lessonkit.vram import format_bytes
 
@@ -106,51 +106,76 @@ def spec_for_device(device: torch.device | str | None = None) -> GpuSpec | None:
 
 # --- nvidia-smi -------------------------------------------------------------------------------
 
+# nvidia-smi is a program outside Python: it can fail, hang or print anything. Each of these bounds what one
+# call may cost; tests lower them.
+_SMI_MAX_BYTES = 64 * 1024  # read at most this much of each output stream (one GPU's line is about 60 bytes)
+_SMI_MAX_ROWS = 64  # keep at most this many lines
+_SMI_MAX_PROBLEMS = 5  # name at most this many lines that are not readings
+_QUOTE_CHARS = 160  # quote at most this much of any line in a message
+_MAX_NAME = 96  # NVML's longest GPU name
+
+# What `SmiResult.status` can be.
+SMI_STATUSES = ("ok", "partial", "not_installed", "no_devices", "failed", "timed_out", "not_started", "unreadable")
+
 
 @dataclass(frozen=True)
 class GpuReading:
-    """One GPU's line of `nvidia-smi --query-gpu` output; memory in MiB as nvidia-smi prints it."""
+    """One GPU's line of `nvidia-smi --query-gpu` output; memory in MiB as nvidia-smi prints it (None: "[N/A]")."""
 
     index: int
     name: str
-    memory_total_mib: int
-    memory_used_mib: int
+    memory_total_mib: int | None
+    memory_used_mib: int | None
     utilization_pct: int | None
     driver_version: str
 
     @property
-    def memory_free_mib(self) -> int:
-        """Total minus used, in MiB (lesson 01)."""
+    def memory_free_mib(self) -> int | None:
+        """Total minus used, in MiB; None when nvidia-smi did not report both (lesson 01)."""
+        if self.memory_total_mib is None or self.memory_used_mib is None:
+            return None
         return self.memory_total_mib - self.memory_used_mib
 
 
 @dataclass(frozen=True)
 class SmiResult:
-    """What `nvidia_smi()` found: `gpus` (None when unavailable) and `reason` explaining why (lesson 01)."""
+    """What `nvidia_smi()` found: `gpus` (None when none could be read), `reason` and `problems` say why (lesson 01).
+
+    `status` is one of SMI_STATUSES: "ok" (every line a reading), "partial" (readings, plus `problems`: lines
+    that were not readings, output cut short, a failing exit status), "not_installed", "no_devices" (a driver
+    but no GPU), "failed", "timed_out", "not_started" or "unreadable" (nothing could be read).
+    """
 
     gpus: tuple[GpuReading, ...] | None
     reason: str | None = None
+    problems: tuple[str, ...] = ()
+    status: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.status:  # SmiResult(gpus) or SmiResult(None, reason), as older code builds it
+            status = ("partial" if self.problems else "ok") if self.gpus else "unreadable"
+            object.__setattr__(self, "status", status)
 
     def __bool__(self) -> bool:
         return bool(self.gpus)
 
     def __str__(self) -> str:
         if not self.gpus:
-            return f"nvidia-smi unavailable: {self.reason}"
-        lines = []
-        for g in self.gpus:
-            util = "n/a" if g.utilization_pct is None else f"{g.utilization_pct}%"
-            lines.append(
-                f"GPU {g.index}: {g.name} | memory {g.memory_used_mib} MiB used of "
-                f"{g.memory_total_mib} MiB | utilisation {util} | driver {g.driver_version}"
-            )
-        return "\n".join(lines)
+            lines = [f"nvidia-smi unavailable: {self.reason}"]
+        else:
+            lines = [
+                f"GPU {g.index}: {g.name} | memory {_memory_text(g)} | utilisation {_util_text(g)} | "
+                f"driver {g.driver_version}"
+                for g in self.gpus
+            ]
+        return "\n".join(lines + [f"warning: {p}" for p in self.problems])
 
     __repr__ = __str__
 
     def _repr_html_(self) -> str:
+        warnings = "".join(f"<p><b>Warning:</b> {html.escape(p)}</p>" for p in self.problems)
         if not self.gpus:
-            return f"<p><b>nvidia-smi unavailable:</b> {html.escape(str(self.reason))}</p>"
+            return f"<p><b>nvidia-smi unavailable:</b> {html.escape(str(self.reason))}</p>{warnings}"
         head = "".join(
             f"<th>{h}</th>" for h in ("GPU", "Name", "Memory used (MiB)", "Memory total (MiB)", "Utilisation", "Driver")
         )
@@ -161,69 +186,144 @@ class SmiResult:
                 for v in (
                     g.index,
                     g.name,
-                    g.memory_used_mib,
-                    g.memory_total_mib,
-                    "n/a" if g.utilization_pct is None else f"{g.utilization_pct}%",
+                    "n/a" if g.memory_used_mib is None else g.memory_used_mib,
+                    "n/a" if g.memory_total_mib is None else g.memory_total_mib,
+                    _util_text(g),
                     g.driver_version,
                 )
             )
             + "</tr>"
             for g in self.gpus
         )
-        return f"<table><tr>{head}</tr>{rows}</table>"
+        return f"<table><tr>{head}</tr>{rows}</table>{warnings}"
 
 
-def _parse_smi_csv(text: str) -> tuple[GpuReading, ...]:
-    """Parse `--format=csv,noheader,nounits` lines; raise ValueError on anything unexpected."""
-    readings = []
-    for line in text.strip().splitlines():
-        parts = [p.strip() for p in line.split(",")]
-        if len(parts) != len(SMI_FIELDS):
-            raise ValueError(f"expected {len(SMI_FIELDS)} comma-separated fields, got {line!r}")
-        index, name, total, used, util, driver = parts
+def _util_text(g: GpuReading) -> str:
+    return "n/a" if g.utilization_pct is None else f"{g.utilization_pct}%"
+
+
+def _memory_text(g: GpuReading) -> str:
+    if g.memory_total_mib is None:
+        return "not reported"
+    used = "n/a" if g.memory_used_mib is None else g.memory_used_mib
+    return f"{used} MiB used of {g.memory_total_mib} MiB"
+
+
+def _quote(text: str) -> str:
+    """`text` for a message: at most _QUOTE_CHARS characters, control characters escaped, in quotes."""
+    short = text if len(text) <= _QUOTE_CHARS else text[:_QUOTE_CHARS] + "..."
+    return repr(short)
+
+
+def _printable(text: str) -> str:
+    """`text` with each control character (a terminal escape, a carriage return) shown as U+FFFD."""
+    return "".join(c if c.isprintable() else "\ufffd" for c in text)
+
+
+def _smi_number(field: str, what: str, optional: bool) -> int | None:
+    """A whole number as nvidia-smi prints it; None for "[N/A]" or "[Not Supported]" when `optional`."""
+    if optional and (field.startswith("[") or field.upper() == "N/A"):
+        return None
+    if not field.isascii() or not field.isdigit() or len(field) > 12:
+        raise ValueError(f"{what} is {_quote(field)}, not a whole number")
+    return int(field)
+
+
+def _parse_smi_line(line: str) -> GpuReading:
+    """One `--format=csv,noheader,nounits` line as a GpuReading; ValueError saying what is wrong with it."""
+    parts = [p.strip() for p in line.split(",")]
+    if len(parts) != len(SMI_FIELDS):
+        raise ValueError(f"expected {len(SMI_FIELDS)} comma-separated fields, got {len(parts)}")
+    index, name, total, used, util, driver = parts
+    if not name or len(name) > _MAX_NAME:
+        raise ValueError(f"the GPU name {_quote(name)} is empty or too long")
+    if not driver or len(driver) > 40:
+        raise ValueError(f"the driver version {_quote(driver)} is empty or too long")
+    return GpuReading(
+        index=_smi_number(index, "the index", optional=False),
+        name=_printable(name),
+        memory_total_mib=_smi_number(total, "memory.total", optional=True),  # "[N/A]" on some GPUs (GB10)
+        memory_used_mib=_smi_number(used, "memory.used", optional=True),
+        utilization_pct=_smi_number(util, "utilization.gpu", optional=True),  # "[N/A]" on some GPUs
+        driver_version=_printable(driver),
+    )
+
+
+def _parse_smi_output(text: str, cut_short: bool) -> tuple[tuple[GpuReading, ...], list[str]]:
+    """The readings in nvidia-smi's output, and a message for each line that is not one (lesson 01).
+
+    A line that is not a reading (a lost GPU's "Unable to determine the device handle ...") is named and
+    skipped; the readings around it are kept. At most _SMI_MAX_ROWS lines are read.
+    """
+    lines = [line for line in text.split("\n") if line.strip()]  # only "\n" ends a line; "\r\n" on Windows
+    problems: list[str] = []
+    if cut_short:
+        problems.append(f"its output passed {_SMI_MAX_BYTES // 1024} KiB, so it was stopped there")
+        if lines and not text.endswith("\n"):  # the last line was cut in the middle: not read
+            problems.append(f"the last line, cut short, began {_quote(lines.pop().strip())}")
+    if len(lines) > _SMI_MAX_ROWS:
+        more = "more than " if cut_short else ""
+        problems.append(f"it printed {more}{len(lines)} lines; only the first {_SMI_MAX_ROWS} were read")
+        lines = lines[:_SMI_MAX_ROWS]
+    readings, bad = [], []
+    for number, line in enumerate(lines, start=1):
         try:
-            reading = GpuReading(
-                index=int(index),
-                name=name,
-                memory_total_mib=int(total),
-                memory_used_mib=int(used),
-                utilization_pct=None if util.startswith("[") else int(util),  # "[N/A]" on some GPUs
-                driver_version=driver,
-            )
-        except ValueError:
-            raise ValueError(f"could not read numbers from {line!r}") from None
-        readings.append(reading)
-    if not readings:
-        raise ValueError("it printed nothing")
-    return tuple(readings)
+            readings.append(_parse_smi_line(line))
+        except ValueError as exc:
+            bad.append(f"line {number}, {_quote(line.strip())}, is not a GPU reading: {exc}")
+    problems += bad[:_SMI_MAX_PROBLEMS]
+    if len(bad) > _SMI_MAX_PROBLEMS:
+        problems.append(f"and {len(bad) - _SMI_MAX_PROBLEMS} more lines that are not GPU readings")
+    return tuple(readings), problems
 
 
-def nvidia_smi(executable: str = "nvidia-smi") -> SmiResult:
-    """Ask `nvidia-smi --query-gpu` for each GPU's name, memory, utilisation and driver (lesson 01)."""
+def _first_line(*texts: str) -> str:
+    for text in texts:
+        for line in text.splitlines():
+            if line.strip():
+                return _quote(line.strip())
+    return "(no message)"
+
+
+def nvidia_smi(executable: str = "nvidia-smi", *, timeout_s: float | None = None) -> SmiResult:
+    """Ask `nvidia-smi --query-gpu` for each GPU's name, memory, utilisation and driver; never raises (lesson 01).
+
+    Waits at most `timeout_s` seconds (default: 10), then kills nvidia-smi and anything it started.
+    """
     if not isinstance(executable, str) or not executable:
         raise TypeError(f"executable must be a non-empty string, got {executable!r}")
+    timeout_s = _SMI_TIMEOUT_S if timeout_s is None else check_number("timeout_s", timeout_s, positive=True)
     path = shutil.which(executable)
     if path is None:
         return SmiResult(
             None,
             f"{executable!r} is not on PATH, so no NVIDIA driver is installed here "
             "(normal on a Mac or a laptop without an NVIDIA GPU)",
+            status="not_installed",
         )
     command = [path, "--query-gpu=" + ",".join(SMI_FIELDS), "--format=csv,noheader,nounits"]
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=_SMI_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        return SmiResult(None, f"nvidia-smi did not answer within {_SMI_TIMEOUT_S:g} s")
+        done = _host.run_capped(command, timeout_s=timeout_s, max_bytes=_SMI_MAX_BYTES)
     except OSError as exc:
-        return SmiResult(None, f"nvidia-smi could not be started: {exc}")
-    if done.returncode != 0:
-        message = (done.stdout + done.stderr).strip().splitlines()
-        first = message[0] if message else "(no message)"
-        return SmiResult(None, f"nvidia-smi failed (exit status {done.returncode}): {first}")
-    try:
-        return SmiResult(_parse_smi_csv(done.stdout))
-    except ValueError as exc:
-        return SmiResult(None, f"nvidia-smi printed something unexpected: {exc}")
+        return SmiResult(None, f"nvidia-smi could not be started: {_quote(str(exc))}", status="not_started")
+    if done.timed_out:
+        return SmiResult(
+            None, f"nvidia-smi did not answer within {timeout_s:g} s, so it was stopped", status="timed_out"
+        )
+    stdout = done.stdout.decode("utf-8", errors="replace")  # not UTF-8: each bad byte becomes U+FFFD
+    stderr = done.stderr.decode("utf-8", errors="replace")
+    readings, problems = _parse_smi_output(stdout, done.cut_short)
+    if "no devices were found" in (stdout + stderr).lower() and not readings:
+        return SmiResult(None, f"nvidia-smi found no NVIDIA GPU: {_first_line(stdout, stderr)}", status="no_devices")
+    if done.returncode != 0 and not done.cut_short:
+        failed = f"nvidia-smi failed (exit status {done.returncode}): {_first_line(stdout, stderr)}"
+        if not readings:
+            return SmiResult(None, failed, status="failed")
+        problems.insert(0, failed)
+    if not readings:
+        why = problems[0] if problems else "it printed nothing"
+        return SmiResult(None, f"nvidia-smi printed something unexpected: {why}", tuple(problems[1:]), "unreadable")
+    return SmiResult(readings, None, tuple(problems), "partial" if problems else "ok")
 
 
 # --- describing a device ----------------------------------------------------------------------
@@ -347,7 +447,11 @@ def device_memory(device: torch.device | str | None = None) -> DeviceMemory:
 
 def describe_device(device: torch.device | str | None = None) -> DeviceInfo:
     """Report kind, name, memory, compute capability and versions of `device` (default: the best one) (lesson 01)."""
-    device = as_device(device)
+    return _describe_device(as_device(device))
+
+
+def _describe_device(device: torch.device, smi: SmiResult | None = None) -> DeviceInfo:
+    """describe_device for a checked device; on CUDA the driver comes from `smi`, else from a fresh nvidia_smi()."""
     memory = device_memory(device)
     name, capability, cuda_version, driver = memory.name, None, None, None
     if memory.kind == "cpu":
@@ -355,7 +459,8 @@ def describe_device(device: torch.device | str | None = None) -> DeviceInfo:
     elif memory.kind == "cuda":
         props = torch.cuda.get_device_properties(_cuda_index(device))
         capability, cuda_version = (props.major, props.minor), torch.version.cuda
-        smi = nvidia_smi()  # the driver version: the one thing only nvidia-smi tells
+        if smi is None:
+            smi = nvidia_smi()  # the driver version: the one thing only nvidia-smi tells
         driver = smi.gpus[0].driver_version if smi.gpus else None
     return DeviceInfo(
         kind=memory.kind,

@@ -334,6 +334,14 @@ def _run_ranks(port: int, world_size: int, backend: str, payload: bytes, timeout
     return received, processes, time.perf_counter() - start
 
 
+MAX_RANKS = 8  # local processes at most, whatever the machine: each holds its own PyTorch
+
+
+def _max_local_ranks() -> int:
+    """The largest world_size run_data_parallel starts here: one rank per core, at least 2, at most 8 (lesson 09)."""
+    return min(MAX_RANKS, max(2, os.cpu_count() or 1))
+
+
 def run_data_parallel(
     model: torch.nn.Module,
     x: torch.Tensor,
@@ -357,6 +365,13 @@ def run_data_parallel(
     """
     batch_size, steps = _check_data(model, x, y, batch_size, steps)
     world_size = check_number("world_size", world_size, integer=True, positive=True)
+    most = _max_local_ranks()
+    if world_size > most:
+        raise ValueError(
+            f"world_size must be at most {most} on this machine, got {world_size}: every rank is a process of its "
+            f"own with a copy of PyTorch (about 300 MB) that wants a CPU core, and this machine has "
+            f"{os.cpu_count() or 1}. The lesson's point shows with 2"
+        )
     shard(batch_size, world_size, 0)  # checks that the batch splits evenly
     lr = float(check_number("lr", lr, positive=True))
     backend = check_choice("backend", backend, _BACKENDS)

@@ -3,9 +3,11 @@
     python -m lessonkit doctor            # device report, nvidia-smi, CPU vs GPU matmul, VRAM budget
     python -m lessonkit doctor --quick    # a smaller benchmark: under 10 s on a laptop CPU
     python -m lessonkit doctor --json     # the same report as JSON on stdout (progress stays on stderr)
+    python -m lessonkit doctor --basics   # only what lesson 01 teaches: no "what fits" (LoRA, AdamW, ...) part
 
-Exit status: 0 when the report is complete and nothing stops PyTorch from using this machine (a machine
-without a GPU is a valid answer), 1 when nvidia-smi sees a GPU that PyTorch cannot use, 2 for bad options.
+Exit status: 0 when nothing is broken (a machine without a GPU is a valid answer), 1 when something is: nvidia-smi
+sees a GPU that PyTorch cannot use, or nvidia-smi fails, hangs or prints a line that is not a GPU reading (a
+missing or broken driver, a lost GPU); 2 for bad options.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from lessonkit import __version__
 from lessonkit import device as _device
 from lessonkit._checks import check_bytes, check_number
 from lessonkit._doctor_text import render_text
-from lessonkit.device import as_device, describe_device, device_memory, nvidia_smi, pick_device
+from lessonkit.device import SmiResult, as_device, device_memory, in_colab, nvidia_smi, pick_device
 from lessonkit.estimate import (
     DEFAULT_CUDA_CONTEXT_BYTES,
     DEFAULT_INFERENCE_TOKENS,
@@ -34,7 +36,7 @@ from lessonkit.estimate import (
     largest_model_that_fits,
 )
 from lessonkit.gpus import find_gpu
-from lessonkit.progress import ProgressBar
+from lessonkit.progress import ProgressBar, _writable_text
 from lessonkit.timing import MAX_NUMBER, MIN_SAMPLE_S, benchmark, matmul_flops, matmul_sizes_that_fit, tflops
 
 # --- the VRAM budget ------------------------------------------------------------------------------
@@ -58,10 +60,18 @@ def _vram_budget(memory_bytes: int) -> list[dict[str, Any]]:
             "dtype": dtype,
             "label": label,
             "assumes": assumes,
-            "max_params": largest_model_that_fits(memory_bytes, mode=mode, dtype=dtype),
+            "max_params": _largest(memory_bytes, mode, dtype),
         }
         for mode, dtype, label, assumes in _BUDGET_ROWS
     ]
+
+
+def _largest(memory_bytes: int, mode: str, dtype: str) -> int:
+    """largest_model_that_fits, its too-much-memory error naming memory_bytes (lesson 01)."""
+    try:
+        return largest_model_that_fits(memory_bytes, mode=mode, dtype=dtype)
+    except ValueError as too_large:
+        raise ValueError(f"memory_bytes: {too_large}") from None
 
 
 # --- progress on stderr ---------------------------------------------------------------------------
@@ -205,20 +215,8 @@ def _run_benchmark(device: torch.device, info: Any, plan: _Plan, progress: _Prog
 # --- the whole report -----------------------------------------------------------------------------
 
 
-def _collect(
-    device: torch.device | str | None = None,
-    *,
-    quick: bool = False,
-    progress: _Progress | None = None,
-    started: float | None = None,
-) -> dict[str, Any]:
-    """Everything `lessonkit doctor` reports, as a JSON-ready dict; `started` is a time.perf_counter() (lesson 01)."""
-    started = time.perf_counter() if started is None else started
-    progress = progress or _Progress(sys.stderr)
-    dev = as_device(device) if device is not None else pick_device()
-    info = describe_device(dev)
-    smi = nvidia_smi()
-    cuda_ok = _device._cuda_available()
+def _smi_findings(smi: SmiResult, cuda_ok: bool, colab: bool) -> tuple[list[str], list[str]]:
+    """(problems, notes) from what nvidia-smi said; a driver that fails or a lost GPU is a problem (lesson 01)."""
     problems, notes = [], []
     if smi.gpus and not cuda_ok:
         build = torch.version.cuda or "none: this is a CPU-only build of PyTorch"
@@ -226,26 +224,60 @@ def _collect(
             f"nvidia-smi lists {len(smi.gpus)} GPU(s) but PyTorch cannot use CUDA (PyTorch's CUDA version: {build}). "
             "Install a CUDA build of PyTorch that suits the driver: https://pytorch.org/get-started/locally/"
         )
-    elif smi.gpus is None and smi.reason and "not on PATH" not in smi.reason:
+    if smi.status == "no_devices":
+        notes.append(f"The NVIDIA driver is installed but sees no GPU ({smi.reason}).")
+    elif smi.status == "failed" and colab and not cuda_ok:
         notes.append(
-            f"nvidia-smi is installed but gave no reading ({smi.reason}). On a machine that should have an NVIDIA "
-            "GPU the driver is missing or broken; in Colab it means the runtime has no GPU."
+            f"nvidia-smi gave no reading ({smi.reason}). In Colab this means the runtime has no GPU: "
+            "Runtime > Change runtime type > T4 GPU."
         )
+    elif smi.status in ("failed", "timed_out", "not_started", "unreadable"):
+        problems.append(
+            f"nvidia-smi is installed but gave no reading ({smi.reason}). The NVIDIA driver is missing or broken, "
+            "or a GPU stopped answering. Try `nvidia-smi` by hand; a reboot or reinstalling the driver often helps."
+        )
+    if smi.problems:  # each is listed under nvidia-smi in the report
+        problems.append(
+            f"nvidia-smi's output was not all GPU readings ({len(smi.problems)} warning(s) under nvidia-smi). "
+            "Run `nvidia-smi` by hand. 'Unable to determine the device handle' means a GPU stopped answering: "
+            "reboot, and if it stays, the GPU or its driver is faulty."
+        )
+    return problems, notes
+
+
+def _collect(
+    device: torch.device | str | None = None,
+    *,
+    quick: bool = False,
+    basics: bool = False,
+    progress: _Progress | None = None,
+    started: float | None = None,
+) -> dict[str, Any]:
+    """Everything `lessonkit doctor` reports, as a JSON-ready dict; `started` is a time.perf_counter() (lesson 01).
+
+    nvidia-smi runs once. `basics` leaves out what fits in memory (training terms lesson 01 has not met).
+    """
+    started = time.perf_counter() if started is None else started
+    progress = progress or _Progress(sys.stderr)
+    dev = as_device(device) if device is not None else pick_device()
+    smi = nvidia_smi()
+    info = _device._describe_device(dev, smi)
+    cuda_ok = _device._cuda_available()
+    problems, notes = _smi_findings(smi, cuda_ok, in_colab())
     if info.kind == "cpu" and not smi.gpus:
         notes.append(
             "No GPU here. That is fine for every lesson (they run on the CPU); for a GPU, open them in "
             "Colab (free T4) or rent one."
+            if not problems
+            else "Meanwhile PyTorch uses the CPU, where every lesson runs; for a GPU, open them in Colab (free T4)."
         )
     bench = _run_benchmark(_bench_device(dev, info), info, _QUICK if quick else _FULL, progress)
-    memory = info.total_bytes
-    memory_of = {"cuda": "GPU memory", "mps": "memory PyTorch may use for the Apple GPU"}.get(
-        info.kind, "system RAM (no GPU: for comparison only)"
-    )
     report = {
         "lessonkit": __version__,
         "python": platform.python_version(),
         "platform": f"{platform.system()} {platform.machine()}",
         "quick": quick,
+        "basics": basics,
         "device": {
             "kind": info.kind,
             "name": info.name,
@@ -260,25 +292,35 @@ def _collect(
         },
         "nvidia_smi": {
             "available": bool(smi.gpus),
+            "status": smi.status,
             "reason": smi.reason,
+            "problems": list(smi.problems),
             "gpus": [vars(g) | {"memory_free_mib": g.memory_free_mib} for g in smi.gpus or ()],
         },
         "benchmark": bench,
-        "vram_budget": {
-            "memory_bytes": memory,
-            "memory_of": memory_of,
-            "rows": _vram_budget(memory) if memory else [],
-            "counts": (
-                "lesson 07's estimate for a Llama-3-shaped model: weights, KV cache, activations, gradients and "
-                f"optimizer state as needed, plus {DEFAULT_CUDA_CONTEXT_BYTES // 2**20} MiB for the CUDA context"
-            ),
-        },
+        "vram_budget": None if basics else _budget_report(info.kind, info.total_bytes),
         "problems": problems,
         "notes": notes,
         "exit_status": 1 if problems else 0,
     }
     report["elapsed_s"] = time.perf_counter() - started
     return report
+
+
+def _budget_report(kind: str, memory: int | None) -> dict[str, Any]:
+    """The "what fits" part of the report: lesson 07's estimate for this device's memory (lesson 01)."""
+    memory_of = {"cuda": "GPU memory", "mps": "memory PyTorch may use for the Apple GPU"}.get(
+        kind, "system RAM (no GPU: for comparison only)"
+    )
+    return {
+        "memory_bytes": memory,
+        "memory_of": memory_of,
+        "rows": _vram_budget(memory) if memory else [],
+        "counts": (
+            "lesson 07's estimate for a Llama-3-shaped model: weights, KV cache, activations, gradients and "
+            f"optimizer state as needed, plus {DEFAULT_CUDA_CONTEXT_BYTES // 2**20} MiB for the CUDA context"
+        ),
+    }
 
 
 def _bench_device(device: torch.device, info: Any) -> torch.device:
@@ -293,7 +335,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of `lessonkit doctor` (lesson 01)."""
     parser.add_argument("--json", action="store_true", help="print the report as JSON on stdout (nothing else)")
     parser.add_argument("--quick", action="store_true", help="smaller matrices: under 10 s on a laptop CPU")
+    parser.add_argument(
+        "--basics",
+        action="store_true",
+        help="only the device, driver, CUDA, memory and speed check: leave out what fits in memory",
+    )
     parser.add_argument("--device", help="cpu, cuda, cuda:N or mps (default: the best one here)")
+
+
+def _checked_device(text: str) -> torch.device:
+    """The device `--device` names, or ValueError: unknown, or a CUDA index this machine lacks (lesson 01)."""
+    device = as_device(text)
+    if device.type == "cuda" and _device._cuda_available():
+        _device._cuda_index(device)  # --device cuda:3 on a machine with one GPU
+    return device
 
 
 def run(
@@ -307,15 +362,19 @@ def run(
     device = None
     if args.device is not None:
         try:
-            device = as_device(args.device)
+            device = _checked_device(args.device)
         except ValueError as exc:
             parser.error(f"--device: {exc}")
-    try:
-        report = _collect(device, quick=args.quick, progress=_Progress(sys.stderr), started=started)
-    except ValueError as exc:  # e.g. --device cuda:3 on a machine with one GPU
-        parser.error(f"--device: {exc}")
+    report = _collect(
+        device,
+        quick=args.quick,
+        basics=getattr(args, "basics", False),
+        progress=_Progress(sys.stderr),
+        started=started,
+    )
     if args.json:
-        stdout.write(json.dumps(report, indent=2) + "\n")
+        stdout.write(json.dumps(report, indent=2) + "\n")  # ASCII only: \u escapes for anything else
     else:
-        stdout.write(render_text(report) + "\n")
+        stdout.write(_writable_text(stdout, render_text(report)) + "\n")
+    stdout.flush()
     return report["exit_status"]

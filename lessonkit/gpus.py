@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 from lessonkit._checks import check_choice
 from lessonkit._data import read_json
+from lessonkit.reference import colab_t4_cuda_total_memory, gpu_checks
 from lessonkit.units import GIB, MIB
 
 # The precisions the lessons time a matmul in: "fp32" on the ordinary cores, the rest on Tensor Cores.
@@ -55,6 +57,35 @@ class GpuSpec:
         # An approximation: memory chips come in powers of two, so a "24 GB" card carries about 24 GiB.
         return round(self.memory_gb_sold * GIB)
 
+    @property
+    def cuda_total_bytes(self) -> int | None:
+        """The total CUDA (and so torch) reports for this board, where one is recorded; else None (lessons 03, 07)."""
+        recorded = _recorded_cuda_totals().get(self.key) if self.kind == "cuda" else None
+        return None if recorded is None else recorded[0]
+
+    @property
+    def allocatable_bytes(self) -> int:
+        """The most memory a program can ask for: CUDA's total where recorded, else usable_bytes (lesson 07).
+
+        `allocatable_basis` says which figure this is. On a Mac this is all the unified memory: Metal
+        recommends one program use less, and only that Mac's torch.mps.recommended_max_memory() says how much.
+        """
+        return self.cuda_total_bytes or self.usable_bytes
+
+    @property
+    def allocatable_basis(self) -> str:
+        """Which figure allocatable_bytes is, in words, for fits() and the fit tables to print (lesson 07)."""
+        if self.kind == "mps":
+            return (
+                "all its unified memory; Metal recommends one program use less: "
+                "torch.mps.recommended_max_memory() on that Mac says how much"
+            )
+        if self.cuda_total_bytes is not None:
+            return _recorded_cuda_totals()[self.key][1]
+        if self.memory_mib_smi is None:
+            return f"the advertised {self.memory_gb_sold:g} GB read as GiB; CUDA reports a little less"
+        return "nvidia-smi's total; CUDA reports a little less, so a tight fit may still fail"
+
     def peak(self, precision: str) -> float | None:
         """Dense peak in TFLOP/s (TOPS for 'int8') in PRECISIONS or LOW_PRECISIONS; None if unpublished (lesson 05)."""
         check_choice("precision", precision, _ALL_PRECISIONS)
@@ -78,6 +109,17 @@ class GpuSpec:
         if peak is None or not self.tdp_w:
             return None
         return peak / self.tdp_w
+
+
+@lru_cache(maxsize=1)
+def _recorded_cuda_totals() -> dict[str, tuple[int, str]]:
+    """key -> (CUDA's total in bytes, where it was recorded): a Colab T4's and any gpu-check run's (lesson 07)."""
+    found = {"T4": (int(colab_t4_cuda_total_memory()["value"]), "the total CUDA reports on a Colab T4")}
+    for run in gpu_checks():  # `make gpu-check` records torch's total_memory where the run kept it
+        if run.get("total_memory_bytes"):
+            key = find_gpu(run["gpu"]).key
+            found.setdefault(key, (int(run["total_memory_bytes"]), f"the total CUDA reported in {run['report']}"))
+    return found
 
 
 def _floats(e: dict, name: str) -> dict[str, float]:
@@ -132,8 +174,17 @@ def find_gpu(name: str) -> GpuSpec:
         names = (gpu.key, gpu.name, *gpu.torch_names)
         if wanted in (n.casefold() for n in names):
             return gpu
+    squeezed = _squeeze(name)  # 'RTX 4090', 'rtx-4090' and 'RTX_4090' are one name
+    matches = [g for g in _all() if squeezed and squeezed in {_squeeze(n) for n in (g.key, g.name, *g.torch_names)}]
+    if len(matches) == 1:
+        return matches[0]
     for old, new in read_json("gpus.json").get("renamed", {}).items():
         if wanted == old.casefold():
             raise ValueError(f"name {name!r} was split into one entry per board: {', '.join(new)}")
     known = ", ".join(g.key for g in _all())
     raise ValueError(f"name {name!r} is not in the GPU catalog; known keys: {known}")
+
+
+def _squeeze(name: str) -> str:
+    """A GPU name without case, spaces, dashes or underscores: 'RTX 4090' -> 'rtx4090'."""
+    return re.sub(r"[\s_\-]+", "", name.casefold())

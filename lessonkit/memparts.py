@@ -12,11 +12,13 @@ backward pass. Per token and per layer they are, for a pre-norm layer in `act` b
 - each norm: RMSNorm (Hugging Face style) keeps its input in fp32 (4h) and, when its weight
   trains, its normalised output (act x h); LayerNorm keeps its input (act x h) and two fp32 stats;
 - the norm's output, kept by the next linear layer when that layer's weight trains (act x h);
-- attention: the query after rotation (act x q), keys and values (act x 2q when grouped-query
-  heads are repeated to match the queries, act x 2kv otherwise), the attention output (act x q)
-  and its log-sum-exp (4 bytes per head); the output projection reads the attention output;
+- attention (see ATTENTIONS): the query after rotation (act x q), keys and values (act x 2kv as
+  they are, act x 2q when grouped-query heads are repeated to match the queries), the attention
+  output (act x q) and, fused, its log-sum-exp (4 bytes per head); eager attention keeps instead
+  the softmax probabilities, heads x seq per token, in fp32 and in their 16-bit copy;
 - a gated MLP: the gate output, the activation output, the up output and their product (4 x act x f);
-  a plain MLP: the up output and the activation output (2 x act x f);
+  a plain MLP: the up output and the activation output (2 x act x f); GPT-2's `gelu_new` written
+  in Python ops keeps 3 more MLP-width tensors (see `gelu_new` below);
 - once per model: the final norm, the log-probabilities of the loss in fp32 (4 x vocab), the ids.
 """
 
@@ -51,6 +53,7 @@ PARTS = MappingProxyType(
         "gradients": Part("gradients", "#ff7f0e"),
         "master_gradients": Part("fp32 gradient copies", "#ffbb78"),
         "activations": Part("activations", "#2ca02c"),
+        "weight_copies": Part("16-bit weight copies (autocast)", "#98df8a"),
         "kv_cache": Part("KV cache", "#bcbd22"),
         "temporaries": Part("temporary buffers", "#e377c2"),
     }
@@ -58,6 +61,23 @@ PARTS = MappingProxyType(
 
 # The projections of a layer that can carry a LoRA adapter (lessonkit.transformer.add_lora uses these names).
 LORA_TARGETS = ("q", "k", "v", "o", "gate", "up", "down")
+
+# How attention is computed, which decides what it keeps for the backward pass:
+# - "sdpa": F.scaled_dot_product_attention given the grouped key/value heads as they are
+#   (enable_gqa=True, PyTorch 2.5 and later; Hugging Face's sdpa path does this when there is no
+#   attention mask): query, keys, values, output and a log-sum-exp per head; no seq x seq scores.
+# - "sdpa_repeat_kv": the same after each key/value head is repeated for its group of query heads
+#   (Hugging Face's sdpa path with a padding mask; lessonkit.transformer): keys and values at the
+#   query width.
+# - "eager": Hugging Face's eager attention: repeated keys and values, and the softmax
+#   probabilities, batch x heads x seq x seq, in fp32 (softmax's output) plus their 16-bit copy.
+# Measured against Hugging Face models on an H200 (issue 14): counting repeated keys and values made
+# the estimate of a Llama step with sdpa 3.6-4.8% too high; eager attention, estimated as fused,
+# came out 11-22% too low; GPT-2's gelu_new, estimated as F.gelu, 27-36% too low.
+ATTENTIONS = ("sdpa", "sdpa_repeat_kv", "eager")
+# Hugging Face's NewGELUActivation (GPT-2's "gelu_new") is 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715
+# x^3))) in Python ops: autograd keeps x, the tanh, 0.5 x and 1 + tanh, where F.gelu keeps only x.
+GELU_NEW_EXTRA_TENSORS = 3
 
 _LOGSUMEXP_BYTES = 4  # fp32 log-sum-exp per head and token, kept by fused (flash) attention
 _STAT_BYTES = 4  # LayerNorm's mean and 1/std, RMSNorm's 1/rms: fp32 per token
@@ -86,6 +106,31 @@ def _check_shape(batch: int, seq: int, act: float) -> tuple[int, int, float]:
     )
 
 
+def _check_implementation(attention: str, seq: int, gelu_new: bool) -> tuple[str, bool]:
+    # Checked here without check_choice: the estimates check their settings once, then call these formulas.
+    if not isinstance(attention, str) or attention not in ATTENTIONS:
+        raise (TypeError if not isinstance(attention, str) else ValueError)(
+            f"attention must be one of {list(ATTENTIONS)}, got {type(attention).__name__} {attention!r}"
+        )
+    if not isinstance(gelu_new, bool):
+        raise TypeError(f"gelu_new must be True or False, got {type(gelu_new).__name__} {gelu_new!r}")
+    if attention == "eager":
+        check_number("seq", seq, positive=True, integer=True)
+    return attention, gelu_new
+
+
+def autocast_weight_copy_bytes(config: ModelConfig, act: float = 2.0) -> int:
+    """Bytes of the 16-bit weight copies torch.autocast keeps for the backward pass (lesson 07).
+
+    Inside autocast every linear layer computes with a 16-bit copy of its fp32 weight, cached for
+    the forward pass and kept by autograd until the backward pass: the layers' matrices and the
+    output head, `act` bytes per value. Embedding lookups and norms run in fp32 and copy nothing.
+    """
+    _check_config(config)
+    act = check_number("act", act, positive=True)
+    return math.ceil(act * (config.linear_params + config.vocab_size * config.hidden_size))
+
+
 def _norm_saved(config: ModelConfig, act: float, weight_trains: bool) -> float:
     h = config.hidden_size
     if config.norm == "layernorm":  # keeps its input and two fp32 statistics, trainable or not
@@ -101,16 +146,22 @@ def layer_activation_bytes_per_token(
     lora_targets: Iterable[str] = (),
     lora_rank: int = 0,
     adapter_bytes: float = 4.0,
+    attention: str = "sdpa",
+    seq: int = 0,
+    gelu_new: bool = False,
 ) -> float:
     """Bytes one transformer layer saves for the backward pass, per token (lesson 07).
 
     trainable: the layer's own weights train (full fine-tuning). With trainable=False the weights
     are frozen and only the projections named in `lora_targets` carry a trainable LoRA adapter,
     which keeps its input cast to the adapter's dtype (`adapter_bytes`, fp32 in PEFT) and its
-    rank-r intermediate.
+    rank-r intermediate. attention: one of ATTENTIONS; "eager" needs `seq`, the sequence length,
+    since each token keeps a probability for every position. gelu_new: the MLP's activation is
+    Hugging Face's Python-op GELU (GPT-2), which keeps GELU_NEW_EXTRA_TENSORS more MLP-width tensors.
     """
     _check_config(config)
     act = check_number("act", act)
+    attention, gelu_new = _check_implementation(attention, seq, gelu_new)
     c, a = config, act
     h, f, q, kv = c.hidden_size, c.intermediate_size, c.q_dim, c.kv_dim
     lora = set(lora_targets)
@@ -133,11 +184,15 @@ def layer_activation_bytes_per_token(
     if any(keeps for keeps, _ in q_in):
         total += a * h  # the norm's output, read by q, k and v
     total += sum(extra for _, extra in q_in)
-    # Grouped-query attention repeats each key/value head for its group of query heads: a copy,
-    # except with a single key/value head, where the repeat is a view of it.
-    repeated = c.num_kv_heads not in (1, c.num_heads)
+    # Repeating each key/value head for its group of query heads makes a copy, except with a single
+    # key/value head, where the repeat is a view of it; fused attention can take the groups as they are.
+    repeated = attention != "sdpa" and c.num_kv_heads not in (1, c.num_heads)
     total += a * q + (2 * a * q if repeated else 2 * a * kv)  # query, keys, values as attention sees them
-    total += a * q + _LOGSUMEXP_BYTES * c.num_heads  # attention output (also the o projection's input)
+    total += a * q  # attention output (also the o projection's input)
+    if attention == "eager":  # softmax's fp32 output, and the 16-bit probabilities the value matmul reads
+        total += c.num_heads * seq * (4 + (a if a != 4 else 0))
+    else:
+        total += _LOGSUMEXP_BYTES * c.num_heads
     total += reads("o", q)[1]
     if c.norms_per_layer == 4:
         total += _norm_saved(c, a, trainable)
@@ -149,6 +204,8 @@ def layer_activation_bytes_per_token(
         total += a * h
     total += sum(extra for _, extra in mlp_in)
     total += (3 if c.mlp == "gated" else 1) * a * f  # activation input and output, up output
+    if gelu_new:
+        total += GELU_NEW_EXTRA_TENSORS * a * f
     keeps, extra = reads("down", f)
     total += (a * f if keeps else 0) + extra  # the down projection's input
     if c.norms_per_layer == 4:
@@ -178,16 +235,19 @@ def activation_bytes(
     lora_targets: Iterable[str] = (),
     lora_rank: int = 0,
     adapter_bytes: float = 4.0,
+    attention: str = "sdpa",
+    gelu_new: bool = False,
 ) -> int:
     """Activations one training step keeps until the backward pass (lesson 07).
 
     With activation checkpointing each layer keeps only its input (act x hidden per token) and is
-    recomputed in the backward pass; `recompute_bytes` gives what that adds at its peak.
+    recomputed in the backward pass. attention and gelu_new: see layer_activation_bytes_per_token.
     """
     _check_config(config)
     batch, seq, act = _check_shape(batch, seq, act)
     tokens = batch * seq
     c = config
+    _check_implementation(attention, seq, gelu_new)
     if checkpointing:
         per_layer = act * c.hidden_size
     else:
@@ -198,6 +258,9 @@ def activation_bytes(
             lora_targets=lora_targets,
             lora_rank=lora_rank,
             adapter_bytes=adapter_bytes,
+            attention=attention,
+            seq=seq,
+            gelu_new=gelu_new,
         )
     total = tokens * (per_layer * c.num_layers + head_activation_bytes_per_token(c, act, trainable=trainable))
     if not trainable and not checkpointing:

@@ -1,17 +1,23 @@
-"""Transformer shapes and parameter counts: from a config or a sourced catalog (lesson 07).
+"""Transformer shapes and parameter counts: from a config.json, a sourced catalog or a bare count (lesson 07).
 
 A `ModelConfig` holds the numbers from a model's `config.json` that decide its memory: vocabulary,
-widths, layers, attention heads and key-value heads. `ModelConfig.tensors()` lists every weight
-tensor with its shape, so the parameter count is a sum over real shapes rather than a formula to
-trust; `lessonkit.transformer` builds a runnable model from the same list, and the tests check
-that the two agree tensor by tensor.
+widths, layers, attention heads and key-value heads, and for a mixture-of-experts model its experts.
+`ModelConfig.tensors()` lists every weight tensor with its shape, so the parameter count is a sum
+over real shapes rather than a formula to trust; `lessonkit.transformer` builds a runnable model
+from the same list for dense models, and the tests check that the two agree tensor by tensor.
+`ModelConfig.from_hf_config` reads a Hugging Face config.json of the common families.
 """
 
 from __future__ import annotations
 
+import json
 import math
+import os
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from lessonkit._checks import check_choice, check_number
@@ -33,6 +39,16 @@ _COUNT_FIELDS = (
     "intermediate_size",
     "max_position_embeddings",
 )
+# Counts that may be 0: 0 learned positions means rotary positions; 0 experts means a dense MLP.
+_ZERO_OR_MORE_FIELDS = (
+    "learned_positions",
+    "num_experts",
+    "experts_per_token",
+    "expert_intermediate_size",
+    "shared_expert_intermediate_size",
+)
+_FLAG_FIELDS = ("tied_embeddings", "qkv_bias", "out_bias", "mlp_bias", "qk_norm")
+_TEXT_FIELDS = ("name", "key", "hf_repo", "notes", "matched_from")
 
 
 @dataclass(frozen=True)
@@ -43,6 +59,17 @@ class ModelConfig:
     "plain" = two (up, down: GPT-2). norm: "rmsnorm" (a weight) or "layernorm" (a weight and a bias).
     norms_per_layer: 2 (before attention and before the MLP) or 4 (Gemma 2 also normalises after each).
     learned_positions: rows of a learned position table (GPT-2: 1024); 0 for rotary positions (RoPE).
+    qk_norm: an RMSNorm weight of head_dim on the queries and on the keys of every layer (Qwen3).
+
+    Mixture of experts (Mixtral, Qwen MoE): num_experts MLPs per layer, each expert_intermediate_size
+    wide (0: intermediate_size), of which a router (a num_experts x hidden matrix) picks
+    experts_per_token for each token; shared_expert_intermediate_size > 0 adds one expert every
+    token uses, with its own 1 x hidden gate (Qwen1.5/Qwen2 MoE). num_experts = 0 is a dense model.
+    `n_params` counts every expert (what memory holds); `active_params` counts what one token uses
+    (what compute and decode speed depend on).
+
+    Every field is checked when the config is made: counts must be integers (a whole float such
+    as 32.0 is taken as 32), flags must be True or False, text must be a string.
     """
 
     name: str
@@ -63,23 +90,54 @@ class ModelConfig:
     mlp_bias: bool = False
     learned_positions: int = 0
     max_position_embeddings: int = 2048
+    qk_norm: bool = False
+    num_experts: int = 0
+    experts_per_token: int = 0
+    expert_intermediate_size: int = 0
+    shared_expert_intermediate_size: int = 0
     key: str = ""
     hf_repo: str = ""
     sources: dict[str, str] = field(default_factory=dict, compare=False)
     stated_params: dict[str, Any] | None = field(default=None, compare=False)
     notes: str = field(default="", compare=False)
+    matched_from: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
-        for name in _COUNT_FIELDS:
-            check_number(name, getattr(self, name), positive=True, integer=True)
-        check_number("learned_positions", self.learned_positions, integer=True)
+        for name in _TEXT_FIELDS:
+            value = getattr(self, name)
+            if not isinstance(value, str):
+                raise TypeError(f"{name} must be a string, got {type(value).__name__} {value!r}")
+        for name in _FLAG_FIELDS:
+            value = getattr(self, name)
+            if not isinstance(value, bool):
+                raise TypeError(f"{name} must be True or False, got {type(value).__name__} {value!r}")
+        for name in _COUNT_FIELDS + _ZERO_OR_MORE_FIELDS:  # whole floats (32.0) are stored as ints (32)
+            value = check_number(name, getattr(self, name), positive=name in _COUNT_FIELDS, integer=True)
+            object.__setattr__(self, name, value)
         check_choice("mlp", self.mlp, _MLP_KINDS)
         check_choice("norm", self.norm, _NORM_KINDS)
         check_choice("activation", self.activation, _ACTIVATIONS)
-        if self.norms_per_layer not in (2, 4):
+        if isinstance(self.norms_per_layer, bool) or self.norms_per_layer not in (2, 4):
             raise ValueError(f"norms_per_layer must be 2 or 4, got {self.norms_per_layer!r}")
+        object.__setattr__(self, "norms_per_layer", int(self.norms_per_layer))
+        if not isinstance(self.sources, dict) or not all(isinstance(v, str) for v in self.sources.values()):
+            raise TypeError(f"sources must be a dict of strings, got {type(self.sources).__name__} {self.sources!r}")
+        if self.stated_params is not None and not isinstance(self.stated_params, dict):
+            raise TypeError(f"stated_params must be a dict or None, got {type(self.stated_params).__name__}")
         if self.num_heads % self.num_kv_heads:
             raise ValueError(f"num_heads ({self.num_heads}) must be a multiple of num_kv_heads ({self.num_kv_heads})")
+        if self.num_experts == 0:
+            for name in ("experts_per_token", "expert_intermediate_size", "shared_expert_intermediate_size"):
+                if getattr(self, name):
+                    raise ValueError(
+                        f"{name} is only for a mixture-of-experts model: set num_experts too, got {name}="
+                        f"{getattr(self, name)!r} with num_experts=0"
+                    )
+        elif not 1 <= self.experts_per_token <= self.num_experts:
+            raise ValueError(
+                f"experts_per_token must be between 1 and num_experts ({self.num_experts}) for a "
+                f"mixture-of-experts model, got {self.experts_per_token!r}"
+            )
 
     # --- widths ---------------------------------------------------------------------------------
 
@@ -93,11 +151,21 @@ class ModelConfig:
         """Width of all key (or value) heads together: num_kv_heads x head_dim (lesson 07)."""
         return self.num_kv_heads * self.head_dim
 
+    @property
+    def is_moe(self) -> bool:
+        """Whether the MLP is a mixture of experts (lesson 07)."""
+        return self.num_experts > 0
+
+    @property
+    def expert_size(self) -> int:
+        """Width of one expert's MLP (a dense model: its MLP width) (lesson 07)."""
+        return self.expert_intermediate_size or self.intermediate_size
+
     # --- tensors and counts ---------------------------------------------------------------------
 
     def layer_tensors(self, i: int) -> list[tuple[str, tuple[int, ...]]]:
         """Name and shape of every weight tensor in transformer layer `i` (lesson 07)."""
-        h, f, p = self.hidden_size, self.intermediate_size, f"layers.{i}."
+        h, p = self.hidden_size, f"layers.{i}."
         out: list[tuple[str, tuple[int, ...]]] = []
 
         def norm(name: str) -> None:
@@ -110,18 +178,32 @@ class ModelConfig:
             if bias:
                 out.append((p + name + ".bias", (n_out,)))
 
+        def mlp(prefix: str, f: int) -> None:
+            if self.mlp == "gated":
+                linear(prefix + "gate", f, h, self.mlp_bias)
+            linear(prefix + "up", f, h, self.mlp_bias)
+            linear(prefix + "down", h, f, self.mlp_bias)
+
         norm("attn_norm")
         linear("attn.q", self.q_dim, h, self.qkv_bias)
         linear("attn.k", self.kv_dim, h, self.qkv_bias)
         linear("attn.v", self.kv_dim, h, self.qkv_bias)
         linear("attn.o", h, self.q_dim, self.out_bias)
+        if self.qk_norm:
+            out.append((p + "attn.q_norm.weight", (self.head_dim,)))
+            out.append((p + "attn.k_norm.weight", (self.head_dim,)))
         if self.norms_per_layer == 4:
             norm("attn_post_norm")
         norm("mlp_norm")
-        if self.mlp == "gated":
-            linear("mlp.gate", f, h, self.mlp_bias)
-        linear("mlp.up", f, h, self.mlp_bias)
-        linear("mlp.down", h, f, self.mlp_bias)
+        if self.is_moe:
+            linear("mlp.router", self.num_experts, h, False)
+            for e in range(self.num_experts):
+                mlp(f"mlp.experts.{e}.", self.expert_size)
+            if self.shared_expert_intermediate_size:
+                mlp("mlp.shared.", self.shared_expert_intermediate_size)
+                linear("mlp.shared_gate", 1, h, False)
+        else:
+            mlp("mlp.", self.intermediate_size)
         if self.norms_per_layer == 4:
             norm("mlp_post_norm")
         return out
@@ -141,19 +223,45 @@ class ModelConfig:
             out.append(("lm_head.weight", (self.vocab_size, h)))
         return out
 
+    def _outside_layers(self) -> list[tuple[int, ...]]:
+        h = self.hidden_size
+        shapes: list[tuple[int, ...]] = [(self.vocab_size, h), (h,)]
+        shapes += [(self.learned_positions, h)] if self.learned_positions else []
+        shapes += [(h,)] if self.norm == "layernorm" else []
+        shapes += [] if self.tied_embeddings else [(self.vocab_size, h)]
+        return shapes
+
     @property
     def n_params(self) -> int:
-        """Total parameters: the sum of numel over `tensors()` (a tied head counts once) (lesson 07)."""
+        """Total parameters, every expert included: the sum of numel over `tensors()` (lesson 07).
+
+        A tied head counts once. This is what memory holds.
+        """
         per_layer = sum(math.prod(s) for _, s in self.layer_tensors(0))
-        rest = [s for n, s in self.tensors() if not n.startswith("layers.")]
-        return per_layer * self.num_layers + sum(math.prod(s) for s in rest)
+        return per_layer * self.num_layers + sum(math.prod(s) for s in self._outside_layers())
+
+    @property
+    def params_per_expert(self) -> int:
+        """Parameters of one routed expert's MLP (0 for a dense model) (lesson 07)."""
+        if not self.is_moe:
+            return 0
+        return sum(math.prod(s) for n, s in self.layer_tensors(0) if n.startswith("layers.0.mlp.experts.0."))
+
+    @property
+    def active_params(self) -> int:
+        """Parameters one token uses: all but the experts the router did not pick (lesson 07).
+
+        Embeddings, attention, router and shared expert count in full; of each layer's experts only
+        experts_per_token. Model cards quote this figure ("12.9B active" for Mixtral 8x7B); it sets
+        the compute per token and the weights a decoding step reads. Dense models: n_params.
+        """
+        unused = (self.num_experts - self.experts_per_token) * self.params_per_expert * self.num_layers
+        return self.n_params - unused
 
     @property
     def n_tensors(self) -> int:
         """How many weight tensors the model has (optimizers keep a step counter per tensor) (lesson 07)."""
-        return len(self.layer_tensors(0)) * self.num_layers + sum(
-            1 for n, _ in self.tensors() if not n.startswith("layers.")
-        )
+        return len(self.layer_tensors(0)) * self.num_layers + len(self._outside_layers())
 
     @property
     def linear_params(self) -> int:
@@ -170,12 +278,336 @@ class ModelConfig:
         """The same shape with a different number of layers, e.g. a 2-layer model to test on a CPU (lesson 07)."""
         return replace(self, num_layers=num_layers, name=f"{self.name} ({num_layers} layers)")
 
-    def __str__(self) -> str:
-        return (
-            f"{self.name}: {self.n_params:,} parameters, {self.num_layers} layers, hidden {self.hidden_size}, "
-            f"{self.num_heads} heads ({self.num_kv_heads} KV) x {self.head_dim}, MLP {self.intermediate_size}, "
-            f"vocab {self.vocab_size}"
+    def active_shape(self) -> ModelConfig:
+        """A dense stand-in whose MLP is as wide as the experts one token uses together (lesson 07).
+
+        experts_per_token x expert width, plus the shared expert: the MLP tensors a token passes
+        through, for activation estimates. Attention, vocabulary and layers are unchanged, so the
+        KV cache is the model's own. A dense model returns itself.
+        """
+        if not self.is_moe:
+            return self
+        width = self.experts_per_token * self.expert_size + self.shared_expert_intermediate_size
+        return replace(
+            self,
+            name=f"{self.name} (active experts)",
+            intermediate_size=width,
+            num_experts=0,
+            experts_per_token=0,
+            expert_intermediate_size=0,
+            shared_expert_intermediate_size=0,
         )
+
+    def __str__(self) -> str:
+        text = (
+            f"{self.name}: {self.n_params:,} parameters, {self.num_layers} layers, hidden {self.hidden_size}, "
+            f"{self.num_heads} heads ({self.num_kv_heads} KV) x {self.head_dim}, "
+        )
+        if self.is_moe:
+            text += (
+                f"{self.num_experts} experts ({self.experts_per_token} per token) x MLP {self.expert_size}"
+                + (
+                    f" + a shared MLP {self.shared_expert_intermediate_size}"
+                    if self.shared_expert_intermediate_size
+                    else ""
+                )
+                + f", {self.active_params:,} active per token, "
+            )
+        else:
+            text += f"MLP {self.intermediate_size}, "
+        return text + f"vocab {self.vocab_size}"
+
+    @classmethod
+    def from_hf_config(cls, config: Mapping[str, Any] | str | os.PathLike, *, name: str | None = None) -> ModelConfig:
+        """The shape of a Hugging Face model from its config.json: a dict, a file or a model folder (lesson 07).
+
+        Families (model_type): llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma,
+        gemma2, phi3, gpt2. Fields read: vocab_size, hidden_size, num_hidden_layers,
+        num_attention_heads, num_key_value_heads (default: the attention heads), head_dim (default
+        hidden_size / heads; Gemma's default is 256 and Qwen3's 128, as in transformers),
+        intermediate_size, tie_word_embeddings (default as the family's transformers class: tied for
+        Gemma and GPT-2), attention_bias, mlp_bias, hidden_act, max_position_embeddings; for
+        experts num_local_experts (Mixtral) or num_experts (Qwen), num_experts_per_tok,
+        moe_intermediate_size and shared_expert_intermediate_size; GPT-2's n_embd, n_layer, n_head,
+        n_inner, n_positions. Qwen3 always has QK-norm, Gemma 2 four norms per layer, Qwen2 biases
+        on q, k and v only. Keys starting with "_" (such as "_name_or_path", "_source") are notes.
+
+        Ignored because they change neither the weights nor the KV cache this course counts:
+        rope_scaling and rope_theta, dropout, logit soft-capping, and sliding-window attention
+        (Mistral, Qwen2, Phi-3, Gemma 2): the KV cache is counted as if every layer kept every
+        token, an upper bound for sliding-window layers on prompts longer than their window.
+        Refused with a ValueError naming the field and the model_type: an unknown model_type, a
+        missing or non-integer size, a flag that is not true/false, an activation the course does
+        not model, and Qwen MoE configs whose layers are not all mixture-of-experts layers
+        (mlp_only_layers, decoder_sparse_step).
+        """
+        data, where = _read_hf_config(config)
+        return _from_hf(data, where, name)
+
+
+# --- reading a Hugging Face config.json ------------------------------------------------------------
+
+_REQUIRED = object()
+
+
+@dataclass(frozen=True)
+class _Family:
+    """What a model_type's transformers class does with the config fields, for from_hf_config."""
+
+    tied: bool = False  # tie_word_embeddings when the file does not say
+    head_dim: int = 0  # head_dim when the file does not say; 0: hidden_size / heads
+    bias: str = "attention_bias"  # "attention_bias": q, k, v and o follow it; "qkv": q, k, v always; "none"
+    mlp_bias: bool = False  # reads mlp_bias (Llama)
+    activation_key: str = "hidden_act"
+    activation_default: str = "silu"
+    norms_per_layer: int = 2
+    qk_norm: bool = False
+    experts_key: str = ""  # the field holding the number of experts: a mixture-of-experts family
+    expert_size_key: str = ""  # "" : experts are intermediate_size wide
+    shared_experts: bool = False
+    max_positions: int = 2048  # max_position_embeddings when the file does not say (the class default)
+
+
+_FAMILIES: dict[str, _Family] = {
+    "llama": _Family(mlp_bias=True, max_positions=2048),
+    "mistral": _Family(bias="none", max_positions=4096 * 32),
+    "mixtral": _Family(bias="none", experts_key="num_local_experts", max_positions=4096 * 32),
+    "qwen2": _Family(bias="qkv", max_positions=32768),
+    "qwen2_moe": _Family(
+        bias="qkv",
+        experts_key="num_experts",
+        expert_size_key="moe_intermediate_size",
+        shared_experts=True,
+        max_positions=32768,
+    ),
+    "qwen3": _Family(head_dim=128, qk_norm=True, max_positions=32768),
+    "qwen3_moe": _Family(
+        head_dim=128,
+        qk_norm=True,
+        experts_key="num_experts",
+        expert_size_key="moe_intermediate_size",
+        max_positions=32768,
+    ),
+    "gemma": _Family(
+        tied=True,
+        head_dim=256,
+        activation_key="hidden_activation",
+        activation_default="gelu_pytorch_tanh",
+        max_positions=8192,
+    ),
+    "gemma2": _Family(
+        tied=True,
+        head_dim=256,
+        activation_key="hidden_activation",
+        activation_default="gelu_pytorch_tanh",
+        norms_per_layer=4,
+        max_positions=8192,
+    ),
+    "phi3": _Family(bias="none", max_positions=4096),
+    "gpt2": _Family(tied=True),  # read by _from_gpt2
+}
+HF_MODEL_TYPES = tuple(_FAMILIES)
+
+# Hugging Face activation names -> the course's three.
+_HF_ACTIVATIONS = {
+    "silu": "silu",
+    "swish": "silu",
+    "gelu": "gelu",
+    "gelu_pytorch_tanh": "gelu_tanh",
+    "gelu_new": "gelu_tanh",
+    "gelu_fast": "gelu_tanh",
+    "gelu_tanh": "gelu_tanh",
+}
+
+
+def _read_hf_config(config: Any) -> tuple[dict[str, Any], str]:
+    """(the config as a dict, where it came from) from a dict, a transformers config, a file or a folder.
+
+    Errors name where the config came from ("config.json" for a dict, else its path), not an
+    argument: ModelConfig.from_hf_config calls it `config`, estimate() and resolve_model `model`.
+    """
+    if isinstance(config, Mapping):
+        return dict(config), "config.json"
+    if hasattr(config, "to_dict") and hasattr(config, "model_type"):  # a transformers PretrainedConfig
+        return dict(config.to_dict()), "config.json"
+    if isinstance(config, (str, os.PathLike)):
+        path = Path(config).expanduser()
+        if path.is_dir():
+            path = path / "config.json"
+        if not path.is_file():
+            raise FileNotFoundError(f"no config.json at {str(path)!r} (no such file, or a folder without one)")
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as err:
+            raise ValueError(f"{str(path)!r} is not a JSON file: {err}") from None
+        if not isinstance(data, dict):
+            raise ValueError(f"{str(path)!r} must hold a JSON object (a config.json), got {type(data).__name__}")
+        # a file named config.json is named after its folder, any other after itself
+        data.setdefault("_file_name", path.resolve().parent.name if path.name == "config.json" else path.stem)
+        return data, str(path)
+    raise TypeError(
+        "config must be a dict read from a config.json, or the path of a config.json or of a model folder, "
+        f"got {type(config).__name__} {config!r}"
+    )
+
+
+class _Reader:
+    """Reads fields of one config.json, naming the field and the model_type in every error."""
+
+    def __init__(self, data: dict[str, Any], model_type: str, where: str) -> None:
+        self.data, self.model_type, self.where = data, model_type, where
+
+    def fail(self, key: str, wanted: str) -> ValueError:
+        got = self.data.get(key, "nothing")
+        return ValueError(
+            f"{self.where}: field {key!r} must be {wanted} for model_type {self.model_type!r}, got {got!r}"
+        )
+
+    def get(self, key: str, default: Any = _REQUIRED) -> Any:
+        value = self.data.get(key)
+        if value is None:  # absent or null: the class default
+            if default is _REQUIRED:
+                raise ValueError(f"{self.where}: model_type {self.model_type!r} needs the field {key!r}; it is missing")
+            return default
+        return value
+
+    def count(self, key: str, default: Any = _REQUIRED, *, zero: bool = False) -> int:
+        value = self.get(key, default)
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if isinstance(value, bool) or not isinstance(value, int) or value < (0 if zero else 1):
+            raise self.fail(key, "a whole number of 0 or more" if zero else "a whole number greater than 0")
+        return value
+
+    def flag(self, key: str, default: bool) -> bool:
+        value = self.get(key, default)
+        if not isinstance(value, bool):
+            raise self.fail(key, "true or false")
+        return value
+
+    def activation(self, key: str, default: str) -> str:
+        value = self.get(key, default)
+        if not isinstance(value, str) or value not in _HF_ACTIVATIONS:
+            raise self.fail(key, f"one of {sorted(_HF_ACTIVATIONS)}")
+        return _HF_ACTIVATIONS[value]
+
+
+def _model_name(data: dict[str, Any], name: str | None, model_type: str) -> tuple[str, str]:
+    """(name, hf_repo) for a config read from a file or a dict."""
+    repo = data.get("_name_or_path")
+    repo = repo if isinstance(repo, str) and re.fullmatch(r"[\w.-]+/[\w.-]+", repo) else ""
+    if name is not None:
+        if not isinstance(name, str) or not name.strip():
+            raise TypeError(f"name must be a non-empty string, got {type(name).__name__} {name!r}")
+        return name, repo
+    if repo:
+        return repo, repo
+    for given in (data.get("_name_or_path"), data.get("_file_name")):
+        if isinstance(given, str) and given.strip("/\\"):
+            return given.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1], ""
+    return f"{model_type} model (config.json)", ""
+
+
+def _from_hf(data: dict[str, Any], where: str, name: str | None) -> ModelConfig:
+    model_type = data.get("model_type")
+    if not isinstance(model_type, str):
+        raise ValueError(
+            f"{where}: field 'model_type' must name the model family, one of {list(HF_MODEL_TYPES)}, got {model_type!r}"
+        )
+    if model_type not in _FAMILIES:
+        raise ValueError(
+            f"{where}: field 'model_type' is {model_type!r}, which this course cannot model yet; "
+            f"it reads {list(HF_MODEL_TYPES)}. Describe the model with ModelConfig(...) instead."
+        )
+    read = _Reader(data, model_type, where)
+    title, repo = _model_name(data, name, model_type)
+    if model_type == "gpt2":
+        shape = _gpt2_shape(read)
+    else:
+        shape = _decoder_shape(read, _FAMILIES[model_type])
+    return ModelConfig(name=title, hf_repo=repo, **shape)
+
+
+def _gpt2_shape(read: _Reader) -> dict[str, Any]:
+    h, heads = read.count("n_embd"), read.count("n_head")
+    if h % heads:
+        raise read.fail("n_head", f"a divisor of n_embd ({h})")
+    positions = read.count("n_positions")
+    return {
+        "vocab_size": read.count("vocab_size"),
+        "hidden_size": h,
+        "num_layers": read.count("n_layer"),
+        "num_heads": heads,
+        "num_kv_heads": heads,
+        "head_dim": h // heads,
+        "intermediate_size": read.count("n_inner", 4 * h),  # null in GPT-2's file: 4 x n_embd
+        "tied_embeddings": read.flag("tie_word_embeddings", True),
+        "mlp": "plain",
+        "activation": read.activation("activation_function", "gelu_new"),
+        "norm": "layernorm",
+        "qkv_bias": True,
+        "out_bias": True,
+        "mlp_bias": True,
+        "learned_positions": positions,
+        "max_position_embeddings": positions,
+    }
+
+
+def _decoder_shape(read: _Reader, family: _Family) -> dict[str, Any]:
+    h, heads = read.count("hidden_size"), read.count("num_attention_heads")
+    if family.head_dim:
+        head_dim = read.count("head_dim", family.head_dim)
+    else:
+        if read.get("head_dim", None) is None and h % heads:
+            raise read.fail("num_attention_heads", f"a divisor of hidden_size ({h}) when head_dim is not given")
+        head_dim = read.count("head_dim", h // heads)
+    kv_heads = read.count("num_key_value_heads", heads)
+    if heads % kv_heads:
+        raise read.fail("num_key_value_heads", f"a divisor of num_attention_heads ({heads})")
+    if family.bias == "attention_bias":
+        qkv_bias = out_bias = read.flag("attention_bias", False)
+    else:
+        qkv_bias, out_bias = family.bias == "qkv", False
+    shape: dict[str, Any] = {
+        "vocab_size": read.count("vocab_size"),
+        "hidden_size": h,
+        "num_layers": read.count("num_hidden_layers"),
+        "num_heads": heads,
+        "num_kv_heads": kv_heads,
+        "head_dim": head_dim,
+        "intermediate_size": read.count("intermediate_size"),
+        "tied_embeddings": read.flag("tie_word_embeddings", family.tied),
+        "activation": read.activation(family.activation_key, family.activation_default),
+        "norms_per_layer": family.norms_per_layer,
+        "qkv_bias": qkv_bias,
+        "out_bias": out_bias,
+        "mlp_bias": read.flag("mlp_bias", False) if family.mlp_bias else False,
+        "max_position_embeddings": read.count("max_position_embeddings", family.max_positions),
+        "qk_norm": family.qk_norm,
+    }
+    if family.experts_key:
+        shape.update(_experts(read, family))
+    return shape
+
+
+def _experts(read: _Reader, family: _Family) -> dict[str, int]:
+    experts = read.count(family.experts_key, 0, zero=True)
+    if not experts:
+        return {}  # no experts: a dense model of this family
+    chosen = read.count("num_experts_per_tok")
+    if chosen > experts:
+        raise read.fail("num_experts_per_tok", f"at most {family.experts_key} ({experts})")
+    out = {"num_experts": experts, "experts_per_token": chosen}
+    if family.expert_size_key:
+        out["expert_intermediate_size"] = read.count(family.expert_size_key)
+        only_dense = read.get("mlp_only_layers", [])
+        if only_dense != []:
+            raise read.fail("mlp_only_layers", "empty (layers without experts are not modelled)")
+        if read.count("decoder_sparse_step", 1) != 1:
+            raise read.fail("decoder_sparse_step", "1 (every layer a mixture-of-experts layer)")
+    if family.shared_experts:
+        out["shared_expert_intermediate_size"] = read.count("shared_expert_intermediate_size", 0, zero=True)
+    return out
 
 
 # --- the catalog --------------------------------------------------------------------------------
@@ -193,6 +625,8 @@ _SHAPE_FIELDS = (
     "mlp_bias",
     "learned_positions",
 )
+# Optional shape fields of a catalog entry (absent: the ModelConfig default).
+_OPTIONAL_SHAPE_FIELDS = ("qk_norm", *_ZERO_OR_MORE_FIELDS[1:])
 
 
 @lru_cache(maxsize=1)
@@ -208,21 +642,46 @@ def catalog_models() -> tuple[ModelConfig, ...]:
             stated_params=dict(e["stated_params"]),
             notes=e.get("notes", ""),
             **{k: e[k] for k in _SHAPE_FIELDS},
+            **{k: e[k] for k in _OPTIONAL_SHAPE_FIELDS if k in e},
         )
         for e in entries
     )
 
 
-def find_model(name: str) -> ModelConfig:
-    """Look a catalog model up by key ('llama-3.1-8b'), name ('Llama 3.1 8B') or Hugging Face repo (lesson 07)."""
-    if not isinstance(name, str):
-        raise TypeError(f"name must be a string such as 'llama-3.1-8b', got {type(name).__name__} {name!r}")
-    wanted = name.strip().casefold()
+# A fine-tuned chat or instruction model keeps its base model's shape: "-Instruct", "-it", "-chat",
+# at the end of the name or before a version ("Mistral-7B-Instruct-v0.1" is "Mistral-7B-v0.1").
+_FINE_TUNE_SUFFIX = re.compile(r"[-_ ](?:instruct|it|chat)(?=$|[-_ ]v\d)", re.IGNORECASE)
+
+
+def _catalog_match(wanted: str) -> ModelConfig | None:
     for model in catalog_models():
         if wanted in (model.key.casefold(), model.name.casefold(), model.hf_repo.casefold()):
             return model
+    return None
+
+
+def find_model(name: str) -> ModelConfig:
+    """Look a catalog model up by key ('llama-3.1-8b'), name ('Llama 3.1 8B') or Hugging Face repo (lesson 07).
+
+    A fine-tune named after its base ('meta-llama/Llama-3.1-8B-Instruct', 'google/gemma-2-9b-it',
+    '…-chat') has the base model's shape: it is found as the base, with `matched_from` set to the
+    name asked for (an estimate then says which base it used).
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a string such as 'llama-3.1-8b', got {type(name).__name__} {name!r}")
+    wanted = name.strip().casefold()
+    found = _catalog_match(wanted)
+    if found is not None:
+        return found
+    base = _FINE_TUNE_SUFFIX.sub("", wanted)
+    found = _catalog_match(base) if base != wanted else None
+    if found is not None:
+        return replace(found, matched_from=name.strip())
     known = ", ".join(m.key for m in catalog_models())
-    raise ValueError(f"name {name!r} is not in the model catalog; known keys: {known}")
+    raise ValueError(
+        f"name {name!r} is not in the model catalog; known keys: {known} (for any other model pass its "
+        "config.json: ModelConfig.from_hf_config(path))"
+    )
 
 
 # --- a shape for a bare parameter count -----------------------------------------------------------
@@ -260,14 +719,21 @@ def largest_llama_like() -> int:
 
 
 def llama_like(n_params: float) -> ModelConfig:
-    """A Llama-3-style shape for a bare parameter count, for what a count alone cannot tell (lesson 07).
+    """The dense Llama-3-style shape that stands in for a bare parameter count (lesson 07).
 
     The rule: head_dim 128 and 8 key-value heads; query heads and layers both 8, 16, 24, ...;
-    hidden size = heads x 128; MLP 3.5 x hidden; Llama 3's vocabulary of 128256; untied head.
-    It picks the smallest such shape with at least `n_params` parameters, so the KV cache and
-    activations it implies never shrink as the count grows. At 8.03 billion it is exactly
-    Llama 3.1 8B (32 heads, 32 layers, hidden 4096). The estimator uses it only for the KV cache
-    and activations of a bare count; pass a ModelConfig for real numbers.
+    hidden size = heads x 128; MLP 3.5 x hidden; Llama 3's vocabulary of 128256; untied head;
+    every layer dense. It picks the smallest such shape with at least `n_params` parameters, so
+    the KV cache and activations it implies never shrink as the count grows. At 8.03 billion it is
+    exactly Llama 3.1 8B (32 heads, 32 layers, hidden 4096).
+
+    A count alone cannot say how many layers, KV heads or experts a model has, so the estimator
+    uses this shape for the KV cache, the activations and which weights stay in 16 bits when the
+    rest is quantised, and says so in the estimate's notes. A model with fewer layers or fewer KV
+    heads for its size gets a smaller KV cache than this shape: Mixtral 8x7B's 46.7 billion
+    parameters give a 64-layer stand-in whose KV cache is twice its real one (32 layers), because
+    most of a mixture-of-experts model's parameters sit in its experts. Pass a ModelConfig or a
+    config.json for real figures.
     """
     n = check_number("n_params", n_params, positive=True)
     if _llama_params(_MAX_STEPS) < n:

@@ -25,7 +25,7 @@ def sweeps() -> list[dict[str, Any]]:
 
 
 def gpu_checks() -> list[dict[str, Any]]:
-    """Headline figures of recorded `make gpu-check` runs, one per GPU model, each naming its report (lesson 05).
+    """Headline figures of recorded `make gpu-check` runs, one per GPU model, naming its report (lessons 05, 10).
 
     Each record has "gpu", "recorded" (date), "torch", "driver", "report" (the reports/ file it came from),
     "matmul" ({precision: {"n", "tflops", "peak_tflops", "pct_of_peak"}}), "copy_gb_s", "bandwidth_gb_s"

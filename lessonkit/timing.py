@@ -11,6 +11,7 @@ from typing import Any
 
 import torch
 
+from lessonkit import device as _device
 from lessonkit._checks import check_bytes, check_number
 from lessonkit.device import _synchronize, as_device, device_memory
 from lessonkit.vram import format_bytes
@@ -95,6 +96,18 @@ def _timed_once(fn: Callable[[], Any], device: torch.device, number: int = 1) ->
     return (time.perf_counter() - start) / number
 
 
+def _present(device: torch.device | str | None) -> torch.device:
+    """as_device, refusing a CUDA or MPS device this machine does not have (lessons 02, 05)."""
+    dev = as_device(device)
+    missing = {"cuda": not _device._cuda_available(), "mps": not _device._mps_available()}.get(dev.type, False)
+    if missing:
+        raise ValueError(
+            f"device is {str(dev)!r}, but PyTorch sees no {dev.type.upper()} device on this machine, so the "
+            "numbers would describe the CPU; pass device=None for the best device there is, or device='cpu'"
+        )
+    return dev
+
+
 def benchmark(
     fn: Callable[[], Any],
     *,
@@ -114,11 +127,11 @@ def benchmark(
     The default answers "how long does my program wait for one call": wall-clock time, caches warm, launch
     overhead included (what torch.utils.benchmark measures). On a CUDA GPU, `flush_cache=True` answers "how
     long does the GPU work on one call that finds nothing in its cache" instead, as triton's do_bench does:
-    each call is timed alone with CUDA events after the L2 cache is overwritten (lesson 05).
+    each call is timed alone with CUDA events after the L2 cache is overwritten (lesson 10).
     """
     if not callable(fn):
         raise TypeError(f"fn must be a callable taking no arguments, got {type(fn).__name__} {fn!r}")
-    dev = as_device(device)
+    dev = _present(device)
     warmup = check_number("warmup", warmup, integer=True, maximum=_MAX_RUNS)
     repeats = check_number("repeats", repeats, integer=True, positive=True, maximum=_MAX_RUNS)
     if number is not None:
@@ -148,7 +161,7 @@ def benchmark(
 
 
 def _gpu_times_cold(fn: Callable[[], Any], device: torch.device, repeats: int) -> tuple[float, ...]:
-    """GPU seconds of `repeats` single calls, each after overwriting the L2 cache, from CUDA events (lesson 05).
+    """GPU seconds of `repeats` single calls, each after overwriting the L2 cache, from CUDA events (lesson 10).
 
     Every call waits behind its flush on the GPU, so the events bracket the GPU's own work on that call and
     not the time Python took to launch it.
@@ -260,7 +273,7 @@ def matmul_sizes_that_fit(
     if share > 1:
         raise ValueError(f"share must be a fraction of the free memory, between 0 and 1, got {share!r}")
     if free_bytes is None:
-        free_bytes = device_memory(device).free_bytes  # from PyTorch: no nvidia-smi
+        free_bytes = device_memory(_present(device)).free_bytes  # from PyTorch: no nvidia-smi
     else:
         free_bytes = check_bytes("free_bytes", free_bytes)
     if free_bytes is None:  # the device cannot say: run them all

@@ -52,6 +52,10 @@ def _rotate(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tens
     return x * cos + rotated * sin
 
 
+# scaled_dot_product_attention takes enable_gqa from torch 2.5; lessonkit supports torch 2.3 and up.
+_SDPA_GROUPS = tuple(int(part) for part in torch.__version__.split(".")[:2]) >= (2, 5)
+
+
 class Attention(nn.Module):
     """Causal self-attention with grouped-query heads, through F.scaled_dot_product_attention (lesson 07)."""
 
@@ -74,11 +78,15 @@ class Attention(nn.Module):
         if cache is not None:  # inference: keep this layer's keys and values for the tokens to come
             cache[0, :, :, :s] = k
             cache[1, :, :, :s] = v
-        if self.kv_heads != self.heads:  # share each key/value head among its group of query heads
-            group = self.heads // self.kv_heads
-            k = k[:, :, None].expand(b, self.kv_heads, group, s, self.head_dim).reshape(b, self.heads, s, -1)
-            v = v[:, :, None].expand(b, self.kv_heads, group, s, self.head_dim).reshape(b, self.heads, s, -1)
-        out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        grouped = self.kv_heads != self.heads  # each key/value head is shared by a group of query heads
+        if grouped and _SDPA_GROUPS:  # torch 2.5+: attention reads the shared heads, no copies (attention="sdpa")
+            out = F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
+        else:  # older torch: repeat each key/value head for its group (attention="sdpa_repeat_kv")
+            if grouped:
+                group = self.heads // self.kv_heads
+                k = k[:, :, None].expand(b, self.kv_heads, group, s, self.head_dim).reshape(b, self.heads, s, -1)
+                v = v[:, :, None].expand(b, self.kv_heads, group, s, self.head_dim).reshape(b, self.heads, s, -1)
+            out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
         return self.o(out.transpose(1, 2).reshape(b, s, -1))
 
 
@@ -134,6 +142,11 @@ class Transformer(nn.Module):
 
     def __init__(self, config: ModelConfig, *, dtype: torch.dtype = torch.float32, device=None) -> None:
         super().__init__()
+        if config.is_moe or config.qk_norm:
+            raise ValueError(
+                f"config must describe a dense model without QK-norm: this reference Transformer builds neither "
+                f"experts nor QK-norm, got {config.name!r} (num_experts={config.num_experts}, qk_norm={config.qk_norm})"
+            )
         factory = {"dtype": dtype, "device": device}
         self.config = config
         self.embed = nn.Embedding(config.vocab_size, config.hidden_size, **factory)

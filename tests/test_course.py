@@ -1,29 +1,103 @@
-"""lessonkit.course: one place names the repository; Colab links and the install line come from it."""
+"""lessonkit.course: one place names the repository and its ref; badges, install line and setup cell follow."""
 
 from __future__ import annotations
 
+import shutil
+import sys
+from pathlib import Path
+
 import pytest
 
-from lessonkit import course
+from lessonkit import __version__, course
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+import sync_badges  # noqa: E402
 
 
-def test_colab_url_points_at_the_notebook_on_the_branch():
+def test_colab_url_points_at_the_notebook_at_the_ref():
     url = course._colab_url("02_cpu_vs_gpu_benchmark.ipynb")
     assert url == (
-        f"https://colab.research.google.com/github/{course._REPOSITORY}/blob/{course.BRANCH}"
+        f"https://colab.research.google.com/github/{course.REPOSITORY}/blob/{course.REF}"
         "/notebooks/02_cpu_vs_gpu_benchmark.ipynb"
     )
     assert course._colab_url("notebooks/02_cpu_vs_gpu_benchmark.ipynb") == url
 
 
-def test_badge_and_install_use_the_same_repository():
+def test_badge_and_install_use_the_same_repository_and_ref():
     badge = course.colab_badge("01_find_your_gpu.ipynb")
     assert badge.startswith("[![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](")
-    assert course._REPOSITORY in badge and course._REPOSITORY in course.colab_install_command()
-    assert course.github_url() == f"https://github.com/{course._REPOSITORY}"
+    assert f"{course.REPOSITORY}/blob/{course.REF}/" in badge
+    assert course.install_command().endswith(
+        f'"lessonkit @ git+https://github.com/{course.REPOSITORY}.git@{course.REF}"'
+    )
+    assert course.github_url() == f"https://github.com/{course.REPOSITORY}"
+
+
+def test_the_ref_is_a_tag_or_commit_not_a_branch():
+    course.check_ref(course.REF)
+    assert course.REF == f"v{__version__}" or len(course.REF) == 40
+
+
+def test_the_setup_cell_installs_then_checks_import_and_version():
+    cell = course.setup_cell()
+    assert f"    %{course.install_command()}\n" in cell
+    assert cell.index("%pip") < cell.index("import lessonkit") < cell.index("raise RuntimeError")
+    assert f'lessonkit.__version__ == "{__version__}"' in cell
+    assert "--no-deps" not in cell
+
+
+@pytest.mark.parametrize("version", [None, "0.0.9"])
+def test_the_setup_cell_stops_with_a_plain_message_when_lessonkit_is_missing_or_old(version, monkeypatch):
+    """Run the setup cell's Python (without the pip line) against a missing and an old lessonkit."""
+    import types
+
+    body = "\n".join(line for line in course.setup_cell().splitlines() if "%pip" not in line)
+    body = body.replace('if "google.colab" in sys.modules:\n', "")
+    if version is None:
+        monkeypatch.setitem(sys.modules, "lessonkit", None)  # `import lessonkit` raises ImportError
+    else:
+        monkeypatch.setitem(sys.modules, "lessonkit", types.SimpleNamespace(__version__=version))
+    with pytest.raises(RuntimeError, match=rf"needs lessonkit {__version__}, but .*Restart session.*make lab"):
+        exec(body, {})
+
+
+def test_the_setup_cell_is_silent_when_lessonkit_is_ready():
+    body = "\n".join(line for line in course.setup_cell().splitlines() if "%pip" not in line)
+    body = body.replace('if "google.colab" in sys.modules:\n', "")
+    exec(body, {})
 
 
 @pytest.mark.parametrize("bad", ["lesson.py", "", None, 3])
 def test_notebook_name_is_checked(bad):
     with pytest.raises(ValueError, match="notebook must be a notebook file name"):
         course._colab_url(bad)
+
+
+@pytest.mark.parametrize("bad", ["main", "master", "HEAD", "", "v1..2", "-rf", None, 1])
+def test_a_moving_or_malformed_ref_is_refused(bad):
+    with pytest.raises(ValueError, match="ref must be a tag such as 'v0.1.0' or a 40-character commit id"):
+        course.check_ref(bad)
+
+
+@pytest.mark.parametrize("bad", ["gpu-setup", "a/b/c", "https://github.com/a/b", "a/b.git", "", None])
+def test_a_malformed_repository_is_refused(bad):
+    with pytest.raises(ValueError, match="repo must be a GitHub repository as owner/name"):
+        course.check_repository(bad)
+
+
+def test_publish_rewrites_course_and_pyproject(tmp_path, monkeypatch):
+    (tmp_path / "lessonkit").mkdir()
+    shutil.copy(ROOT / "lessonkit" / "course.py", tmp_path / "lessonkit" / "course.py")
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    monkeypatch.setattr(sync_badges, "ROOT", tmp_path)
+    monkeypatch.setattr(course, "REPOSITORY", course.REPOSITORY)
+    monkeypatch.setattr(course, "REF", course.REF)
+    sync_badges.publish("octocat/gpu-course", "v0.2.0")
+    text = (tmp_path / "lessonkit" / "course.py").read_text()
+    assert 'REPOSITORY = "octocat/gpu-course"\n' in text and 'REF = "v0.2.0"\n' in text
+    assert 'Course = "https://github.com/octocat/gpu-course"' in (tmp_path / "pyproject.toml").read_text()
+    assert "octocat/gpu-course.git@v0.2.0" in course.install_command()
+    assert "octocat/gpu-course/blob/v0.2.0/notebooks/" in course.colab_badge("01_find_your_gpu.ipynb")
+    with pytest.raises(ValueError, match="ref must be"):
+        sync_badges.publish("octocat/gpu-course", "main")

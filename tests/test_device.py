@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import stat
+import subprocess
 import sys
 import types
 
@@ -272,7 +273,8 @@ def no_subprocess(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError(f"started a subprocess: {args}")
 
-    monkeypatch.setattr(device.subprocess, "run", refuse)
+    monkeypatch.setattr(subprocess, "run", refuse)
+    monkeypatch.setattr(subprocess, "Popen", refuse)
 
 
 def test_device_memory_reads_cuda_without_nvidia_smi(fake_t4, no_subprocess):

@@ -22,6 +22,7 @@ from lessonkit import doctor
 from lessonkit.__main__ import main
 from lessonkit._doctor_text import render_text
 from lessonkit.estimate import largest_model_that_fits
+from lessonkit.progress import _writable_text
 from lessonkit.timing import matmul_flops
 from lessonkit.vram import max_params
 
@@ -98,11 +99,18 @@ def test_peak_comes_from_the_catalog_when_it_has_one(monkeypatch: pytest.MonkeyP
     assert doctor._peak("Tesla T4", "fp16") is None
 
 
-def test_progress_bar_redraws_in_place_on_a_terminal():
-    class Terminal(io.StringIO):
-        def isatty(self) -> bool:
-            return True
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
 
+
+@pytest.fixture
+def not_in_a_notebook(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("JPY_PARENT_PID", raising=False)
+    monkeypatch.delenv("MPLBACKEND", raising=False)
+
+
+def test_progress_bar_redraws_in_place_on_a_terminal(not_in_a_notebook):
     screen = Terminal()
     bar = doctor._Progress(screen, width=10)
     bar.show(0.5, "benchmark 1/2")
@@ -114,6 +122,28 @@ def test_progress_bar_redraws_in_place_on_a_terminal():
     assert log.getvalue() == ""
 
 
+@pytest.mark.parametrize(
+    "variable, value", [("JPY_PARENT_PID", "4242"), ("MPLBACKEND", "module://matplotlib_inline.backend_inline")]
+)
+def test_a_notebook_gets_final_lines_only(not_in_a_notebook, monkeypatch, variable, value):
+    # `!lessonkit doctor` in a notebook runs on a pseudo-terminal (isatty is True), but the notebook stores
+    # every frame of a bar redrawn with carriage returns: lesson 01 showed "...0.00973 TFLOP/s512x512".
+    monkeypatch.setenv(variable, value)
+    screen = Terminal()
+    bar = doctor._Progress(screen, width=10)
+    bar.show(0.5, "benchmark 1/1")
+    bar.line("benchmark 1/1: 20 ms")
+    assert screen.getvalue() == "benchmark 1/1: 20 ms\n"
+
+
+def test_text_a_stream_cannot_encode_is_replaced_not_raised():
+    ascii_out = io.TextIOWrapper(io.BytesIO(), encoding="ascii")
+    assert _writable_text(ascii_out, "512×512 \ufffd … é") == "512x512 ? ... ?"
+    assert _writable_text(io.StringIO(), "512×512") == "512×512"  # no encoding: text is kept
+    utf8_out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
+    assert _writable_text(utf8_out, "512×512 é") == "512×512 é"
+
+
 # --- the whole command, for real, on this machine's CPU -------------------------------------------
 
 
@@ -123,7 +153,14 @@ def test_json_report_on_a_machine_without_a_gpu(capsys, cpu_only, no_smi):
     report = json.loads(out)  # stdout holds the JSON and nothing else
     assert report["exit_status"] == 0 and report["problems"] == []
     assert report["device"]["kind"] == "cpu" and report["device"]["cuda_available"] is False
-    assert report["nvidia_smi"] == {"available": False, "reason": report["nvidia_smi"]["reason"], "gpus": []}
+    reason = report["nvidia_smi"]["reason"]
+    assert report["nvidia_smi"] == {
+        "available": False,
+        "status": "not_installed",
+        "reason": reason,
+        "problems": [],
+        "gpus": [],
+    }
     assert "not on PATH" in report["nvidia_smi"]["reason"]
     (run,) = report["benchmark"]["runs"]
     assert (run["device"], run["dtype"], run["n"]) == ("cpu", "fp32", 512)
@@ -156,12 +193,29 @@ def test_a_gpu_that_pytorch_cannot_use_is_a_problem(capsys, cpu_only, fake_smi):
     assert "OK:" not in out
 
 
-def test_a_failing_nvidia_smi_is_explained_but_not_an_error(capsys, cpu_only, fake_smi):
+def test_a_failing_nvidia_smi_is_a_problem_outside_colab(capsys, cpu_only, fake_smi, not_colab):
     fake_smi("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.", exit_status=9)
     status, out, _ = run_doctor(capsys, "--quick", "--json")
     report = json.loads(out)
-    assert status == 0 and report["nvidia_smi"]["available"] is False
-    assert any("installed but gave no reading" in note for note in report["notes"])
+    assert status == 1 and report["nvidia_smi"]["available"] is False
+    assert report["nvidia_smi"]["status"] == "failed"
+    (problem,) = report["problems"]
+    assert "installed but gave no reading" in problem and "exit status 9" in problem
+    assert any("Meanwhile PyTorch uses the CPU" in note for note in report["notes"])
+    assert not any("No GPU here" in note for note in report["notes"])  # a broken driver is not "no GPU"
+
+
+def test_basics_leaves_out_what_lesson_01_has_not_taught(capsys, cpu_only, no_smi):
+    status, out, _ = run_doctor(capsys, "--quick", "--basics")
+    assert status == 0
+    for heading in ("Device (what PyTorch will use)", "nvidia-smi", "Matrix multiplication"):
+        assert heading in out
+    for later in ("What fits", "LoRA", "AdamW", "KV cache", "activations", "optimizer", "fine-tuning"):
+        assert later not in out
+    assert "OK: no GPU, and nothing is broken." in out
+    status, out, _ = run_doctor(capsys, "--quick", "--basics", "--json")
+    report = json.loads(out)
+    assert report["basics"] is True and report["vram_budget"] is None
 
 
 def test_bad_options_exit_with_status_2(capsys):

@@ -28,11 +28,12 @@ from lessonkit.exercises.reading import (
 
 ROOT = Path(__file__).resolve().parent.parent
 ALL = list(EXERCISES.values())
+LESSONS = sorted({ex.lesson for ex in ALL})  # every lesson that has exercises, 01 to whatever exists
 NUMBERS = [ex for ex in ALL if isinstance(ex, NumberExercise)]
 CHOICES = [ex for ex in ALL if isinstance(ex, ChoiceExercise)]
 MALFORMED = [
     object(), [1, 2], {"a": 1}, True, float("nan"), math.inf, "banana", b"16", torch.ones(3), 3 + 4j,
-    10**400, "1e400", np.array([16.1]), "16.1.2", ["T4", None], {"fp16": 10**400, "int8": 1, "int4": 1},
+    10**400, "1e400", np.array([16.1, 2.0]), "16.1.2", ["T4", None], {"fp16": 10**400, "int8": 1, "int4": 1},
 ]  # fmt: skip
 T4_CUDA_TOTAL = 15835660288  # what CUDA reports on a Colab T4 (lessonkit.reference)
 GIB = 2**30
@@ -56,12 +57,15 @@ def cpu_machine(cpu_only, monkeypatch):
     monkeypatch.setattr(machine, "ram_here", lambda: 16 * GIB)
 
 
-def fake_gpu(monkeypatch, kind="cuda", name="Tesla T4", total=T4_CUDA_TOTAL, cpu_seconds=0.05, tf32=False):
-    """Pretend the machine has a GPU: pick_device, device_memory and the CPU timing are replaced."""
+def fake_gpu(
+    monkeypatch, kind="cuda", name="Tesla T4", total=T4_CUDA_TOTAL, cpu_seconds=0.05, gpu_seconds=0.002, tf32=False
+):
+    """Pretend the machine has a GPU: pick_device, device_memory and both matmul timings are replaced."""
     info = DeviceMemory(kind, name, total, total)
     monkeypatch.setattr(machine, "pick_device", lambda: torch.device(kind))
     monkeypatch.setattr(machine, "device_memory", lambda device=None: info)
     monkeypatch.setattr(machine, "cpu_matmul_seconds", lambda: cpu_seconds)
+    monkeypatch.setattr(machine, "gpu_matmul_seconds", lambda device: gpu_seconds)
     monkeypatch.setattr(machine, "tf32_allowed", lambda: tf32)
 
 
@@ -72,8 +76,8 @@ def test_ids_are_unique_and_start_with_their_lesson():
     assert len(EXERCISES) == len(ALL)
     for ident, ex in EXERCISES.items():
         assert ex.id == ident and ident.startswith(f"{ex.lesson}-")
-    for lesson in ("01", "02", "03"):
-        assert 1 <= len(exercises_for(lesson)) <= 2  # the Check yourself sections ask one or two
+    for lesson in LESSONS:
+        assert len(exercises_for(lesson)) >= 3, f"lesson {lesson}'s Check yourself asks at least three"
     lesson_04 = [ex for ex in exercises_for("04") if ex.id != "04-demo-kib"]
     assert len(lesson_04) >= 3 + 5  # the lesson's three exercises and at least five more
 
@@ -189,32 +193,32 @@ def test_speedup_on_a_cpu_only_machine_explains_the_recorded_route(cpu_machine):
     assert ex.check(-3).status == INCORRECT and "above 0" in ex.check(-3).message
 
 
-def test_speedup_on_a_gpu_is_judged_for_plausibility(monkeypatch):
-    fake_gpu(monkeypatch, cpu_seconds=0.05)
+def test_speedup_on_a_gpu_is_judged_against_this_machines_measurement(monkeypatch):
+    fake_gpu(monkeypatch, cpu_seconds=0.05, gpu_seconds=0.002)  # this machine measures 25x now
     ex = EXERCISES["04-speedup"]
-    good = ex.check(25)  # implies 8.6 TFLOP/s: a plausible fp32 matmul on a GPU
-    assert good.correct and "Tesla T4" in good.message and "plausible" in good.message
-    slow = ex.check(0.4)  # the GPU "lost" on a 2048 x 2048 matmul
-    assert slow.status == INCORRECT
-    assert "cold first call" in slow.message and "CPU time ÷ GPU time" in slow.message
+    good = ex.check(25)
+    assert good.correct and "Tesla T4" in good.message and "measured just now" in good.message
+    assert ex.check(20).correct and ex.check(33).correct  # the same matmul re-timed: within a factor 1.5
+    slow = ex.check(0.4)  # the GPU "lost" on a 2048 x 2048 matmul: a cold first call
+    assert slow.status == INCORRECT and "cold first call" in slow.message
 
 
 def test_tf32_raises_the_plausibility_limit(monkeypatch):
-    fake_gpu(monkeypatch, name="NVIDIA H100 80GB HBM3", cpu_seconds=0.05, tf32=False)
-    assert not EXERCISES["04-speedup"].check(2000).correct  # 687 TFLOP/s: impossible in plain fp32
-    fake_gpu(monkeypatch, name="NVIDIA H100 80GB HBM3", cpu_seconds=0.05, tf32=True)
+    fast = 0.05 / 2000  # this machine measures 2000x now
+    fake_gpu(monkeypatch, name="NVIDIA H100 80GB HBM3", cpu_seconds=0.05, gpu_seconds=fast, tf32=False)
+    impossible = EXERCISES["04-speedup"].check(2000)  # 687 TFLOP/s: impossible in plain fp32
+    assert not impossible.correct and "synchronize()" in impossible.message
+    fake_gpu(monkeypatch, name="NVIDIA H100 80GB HBM3", cpu_seconds=0.05, gpu_seconds=fast, tf32=True)
     assert EXERCISES["04-speedup"].check(2000).correct  # possible with TF32 Tensor Cores
 
 
-def test_speedup_below_one_on_a_mac_is_accepted_with_a_warning(monkeypatch):
-    fake_gpu(monkeypatch, kind="mps", name="Apple silicon GPU via Metal (arm64)", cpu_seconds=0.02)
-    result = EXERCISES["04-speedup"].check(0.8)
-    assert result.correct and "below 1" in result.message
+def test_speedup_below_one_on_a_mac_is_right_when_this_mac_measures_it(monkeypatch):
+    fake_gpu(monkeypatch, kind="mps", name="Apple silicon GPU via Metal (arm64)", cpu_seconds=0.02, gpu_seconds=0.025)
+    assert EXERCISES["04-speedup"].check(0.8).correct  # this Mac's GPU really is slower at this size
 
 
 def test_speedup_solution_is_measured_on_a_gpu(monkeypatch):
-    fake_gpu(monkeypatch, cpu_seconds=0.05)
-    monkeypatch.setattr(machine, "gpu_matmul_seconds", lambda device: 0.002)
+    fake_gpu(monkeypatch, cpu_seconds=0.05, gpu_seconds=0.002)
     ex = EXERCISES["04-speedup"]
     assert ex.solution().answer == 25.0
     assert ex.check(ex.solution().answer).correct
@@ -415,32 +419,29 @@ def test_scoreboard_keeps_each_exercises_latest_verdict(cpu_machine):
     text = str(scoreboard())
     assert text.startswith(f"1 of {len(exercises_for('04'))} correct") and "04-device" in text
     assert "<table>" in scoreboard()._repr_html_() and pretty(scoreboard()) == text
-    assert [i for i, _, _ in scoreboard("01").rows] == ["01-t4-gb", "01-mac-cuda"]
+    assert [i for i, _, _ in scoreboard("01").rows] == [ex.id for ex in exercises_for("01")]
     reset()
     assert str(scoreboard()).startswith("0 of")
 
 
 def test_a_bad_lesson_is_named():
-    with pytest.raises(ValueError, match=r"lesson must be one of \['01', '02', '03', '04'\]"):
-        exercises_for("05")
-    with pytest.raises(ValueError, match=r"lesson must be one of \['01', '02', '03', '04'\]"):
-        scoreboard("05")
+    allowed = re.escape(str(LESSONS))
+    with pytest.raises(ValueError, match=rf"lesson must be one of {allowed}, got '99'"):
+        exercises_for("99")
+    with pytest.raises(ValueError, match=rf"lesson must be one of {allowed}, got '99'"):
+        scoreboard("99")
 
 
 # --- the notebooks use the mechanism ------------------------------------------------------------
 
-NOTEBOOKS = {p.name[:2]: p for p in (ROOT / "notebooks").glob("0[1-4]_*.ipynb")}
+NOTEBOOKS = {p.name[:2]: p for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")}
 
 
-def _cells_after(nb, heading: str, stop: str):
-    start = next(i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and c.source.startswith(heading))
-    end = next(
-        i for i, c in enumerate(nb.cells) if i > start and c.cell_type == "markdown" and c.source.startswith(stop)
-    )
-    return nb.cells[start:end]
+def test_every_lesson_with_exercises_has_its_notebook():
+    assert set(LESSONS) <= set(NOTEBOOKS), f"exercises without a notebook: {sorted(set(LESSONS) - set(NOTEBOOKS))}"
 
 
-@pytest.mark.parametrize("lesson", ["01", "02", "03", "04"])
+@pytest.mark.parametrize("lesson", LESSONS)
 def test_every_exercise_is_asked_in_its_notebook_with_an_empty_answer_cell(lesson):
     nb = nbformat.read(NOTEBOOKS[lesson], as_version=4)
     code = [c for c in nb.cells if c.cell_type == "code"]
@@ -454,10 +455,3 @@ def test_every_exercise_is_asked_in_its_notebook_with_an_empty_answer_cell(lesso
         assert learner.source.strip() == "answer = ...", f"the cell before {ex.id}'s check must be `answer = ...`"
         stored = "".join(o.get("data", {}).get("text/plain", "") + o.get("text", "") for o in code[asked[0]].outputs)
         assert stored.startswith("○ Not attempted yet"), f"{ex.id}: stored output should be 'not attempted'"
-
-
-def test_notebook_04_proves_every_solution_passes():
-    nb = nbformat.read(NOTEBOOKS["04"], as_version=4)
-    teachers = _cells_after(nb, "## For teachers", "## Next")
-    source = "\n".join(c.source for c in teachers if c.cell_type == "code")
-    assert "solution()" in source and "assert" in source and 'exercises_for("04")' in source

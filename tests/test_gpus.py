@@ -163,3 +163,50 @@ def test_malformed_entries_are_refused():
         gpus._spec({**entry, "peak_tflops": {"int8": 1.0}})  # int8 is counted in TOPS, under peak_tops
     with pytest.raises(ValueError, match=r"unknown precision or kind: \['int4'\]"):
         gpus._spec({**entry, "peak_tflops": {}, "peak_tops": {"int4": 1.0}})
+
+
+# --- what a program can allocate (lesson 07's fits) ----------------------------------------------
+
+
+def test_the_t4_allocates_cudas_recorded_total_not_nvidia_smis():
+    from lessonkit.reference import colab_t4_cuda_total_memory
+
+    t4 = find_gpu("T4")
+    recorded = colab_t4_cuda_total_memory()["value"]  # a deviceQuery on a Colab T4, with its source
+    assert t4.cuda_total_bytes == t4.allocatable_bytes == recorded < t4.usable_bytes == 15360 * 2**20
+    assert t4.allocatable_basis == "the total CUDA reports on a Colab T4"
+
+
+@pytest.mark.parametrize("gpu", catalog(kind=None), ids=lambda g: g.key)
+def test_without_a_recorded_cuda_total_the_basis_says_which_figure_is_used(gpu: GpuSpec):
+    if gpu.cuda_total_bytes is not None:
+        assert gpu.allocatable_bytes == gpu.cuda_total_bytes <= gpu.usable_bytes
+        return
+    assert gpu.allocatable_bytes == gpu.usable_bytes
+    if gpu.kind == "mps":
+        assert "torch.mps.recommended_max_memory()" in gpu.allocatable_basis
+    else:
+        assert "CUDA reports a little less" in gpu.allocatable_basis
+
+
+def test_a_gpu_check_run_that_kept_cudas_total_is_used(monkeypatch):
+    run = {"gpu": "NVIDIA H200", "report": "reports/gpu-check-x.json", "total_memory_bytes": 150_109_880_320}
+    monkeypatch.setattr(gpus, "gpu_checks", lambda: [run])
+    gpus._recorded_cuda_totals.cache_clear()
+    try:
+        h200 = find_gpu("H200")
+        assert h200.allocatable_bytes == 150_109_880_320 < h200.usable_bytes
+        assert h200.allocatable_basis == "the total CUDA reported in reports/gpu-check-x.json"
+        assert find_gpu("T4").cuda_total_bytes is not None  # the Colab T4's stays
+    finally:
+        gpus._recorded_cuda_totals.cache_clear()
+
+
+@pytest.mark.parametrize("name", ["RTX 4090", "rtx-4090", "Rtx_4090", "NVIDIA GeForce RTX 4090"])
+def test_a_gpu_name_may_use_spaces_dashes_or_underscores(name):
+    assert find_gpu(name).key == "RTX_4090"
+
+
+def test_a_name_shared_by_two_boards_is_refused():
+    with pytest.raises(ValueError, match="'H100' is not in the GPU catalog"):
+        find_gpu("H100")  # SXM or PCIe: the catalog will not guess

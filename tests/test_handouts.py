@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import io
 import re
 import sys
@@ -10,6 +11,9 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
+
+from lessonkit.course import CORE_PATH, DEEP_DIVES
+from lessonkit.exercises import EXERCISES, exercises_for
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
@@ -172,10 +176,13 @@ def test_links_that_show_their_address_are_marked_so_print_does_not_repeat_it():
 # --- pages -----------------------------------------------------------------------------------------
 
 
-def test_lessons_are_the_numbered_notebooks_in_order():
+def test_lessons_are_the_numbered_notebooks_in_reading_order():
     paths = handouts.lessons(ROOT)
-    assert paths and paths == sorted(paths)
+    assert sorted(paths) == sorted(ROOT.glob("notebooks/[0-9][0-9]_*.ipynb"))
     assert all(p.parent.name == "notebooks" and p.name[:2].isdigit() for p in paths)
+    numbers = [p.name[:2] for p in paths]
+    route = [n for n in CORE_PATH + DEEP_DIVES if n in numbers]
+    assert numbers[: len(route)] == route, "the core path first, then the deep dives"
     nb = nbformat.read(paths[0], as_version=4)
     assert handouts.lesson_title(nb, "x").startswith(f"{paths[0].name[:2]} · ")
     assert handouts.lesson_title(new_notebook(), "fallback") == "fallback"
@@ -206,21 +213,37 @@ def test_handout_html_is_self_contained(monkeypatch: pytest.MonkeyPatch):
     assert "needs 16.0 GB" in page
 
 
+def test_reading_order_is_the_core_path_then_the_deep_dives_then_the_rest():
+    names = ["99_extra", "05_deep", "01_a", "07_core", "10_timer", "04_ex", "02_b"]
+    ordered = [p.stem for p in handouts.reading_order(Path(f"notebooks/{n}.ipynb") for n in names)]
+    assert ordered == ["01_a", "02_b", "04_ex", "07_core", "05_deep", "10_timer", "99_extra"]
+    labels = [handouts.kind_label(n) for n in ("01", "07", "05", "10", "99")]
+    assert labels == ["core", "core", "optional deep dive", "optional deep dive", ""]
+
+
 def test_cover_lists_device_date_and_lessons():
     lessons = [
-        handouts.Handout(Path("01_a.ipynb"), "01", "01 · First", Path("out/01_a.html"), pages="2–9"),
-        handouts.Handout(Path("02_b.ipynb"), "02", "02 · Second <b>", Path("out/02_b.html"), pages="10"),
+        handouts.Handout(Path("01_a.ipynb"), "01", "01 · First", Path("out/01_a.html"), pages="2–9", kind="core"),
+        handouts.Handout(
+            Path("05_b.ipynb"), "05", "05 · Second <b>", Path("out/05_b.html"), pages="10", kind="optional deep dive"
+        ),
     ]
     rows = [("Device", "cuda: Tesla T4"), ("Total memory", "14.7 GiB (15.8 GB)")]
     common = {"run_note": "Run on cuda: Tesla T4.", "device_rows": rows, "generated": "2030-01-01 00:00 UTC"}
     printed = handouts.cover_html(lessons, links=False, pdf_name=None, **common)
     for text in ("Run on cuda: Tesla T4.", "Tesla T4", "14.7 GiB (15.8 GB)", "2030-01-01 00:00 UTC", "01 · First"):
         assert text in printed
-    assert "02 · Second &lt;b&gt;" in printed and "pages 2–9" in printed and "pages 10" in printed
+    assert "05 · Second &lt;b&gt;" in printed and "pages 2–9" in printed and "pages 10" in printed
+    assert '<td class="kind">core</td>' in printed and '<td class="kind">optional deep dive</td>' in printed
+    assert "Student edition" in printed and "No solutions" in printed
     assert 'href="01_a.html"' not in printed
-    linked = handouts.cover_html(lessons, links=True, pdf_name="course.pdf", **common)
-    assert '<a href="01_a.html">01 · First</a>' in linked and '<a href="course.pdf">course.pdf</a>' in linked
+    linked = handouts.cover_html(lessons, links=True, pdf_name="../course-teacher.pdf", edition="teacher", **common)
+    assert '<a href="01_a.html">01 · First</a>' in linked
+    assert '<a href="../course-teacher.pdf">course-teacher.pdf</a>' in linked
+    assert "Teacher edition" in linked and "Student edition" not in linked
     assert handouts.remote_references(linked) == []
+    with pytest.raises(ValueError, match="edition must be one of"):
+        handouts.cover_html(lessons, links=True, pdf_name=None, edition="pupil", **common)
 
 
 def test_progress_is_one_line_per_lesson_off_a_terminal():
@@ -248,35 +271,262 @@ def test_execute_runs_a_notebook_and_reports_each_cell(tmp_path: Path):
     assert list(tmp_path.iterdir()) == []  # kernel sockets live in their own temporary folder
 
 
+def checked_exercise(ex, *, answered: bool) -> list[nbformat.NotebookNode]:
+    """A checked exercise's three cells: question, answer cell, check cell with its stored verdict.
+
+    `answered`: as a learner leaves them after solving it (the solution's code in the answer cell, a ✓
+    stored under the check), which the student edition must blank again.
+    """
+    solution = ex.solution()
+    answer = new_code_cell(solution.code if answered else "answer = ...")
+    check = new_code_cell(f'question = EXERCISES["{ex.id}"]\nquestion.check(answer)\n# question.solution()')
+    result = ex.check(solution.answer if answered else ..., record=False)
+    check.outputs = [new_output("execute_result", data={"text/html": result._repr_html_(), "text/plain": str(result)})]
+    return [new_markdown_cell(f"**Question: {ex.title}?**"), answer, check]
+
+
+def solution_cell(ex) -> nbformat.NotebookNode:
+    """A code cell showing `ex.solution()`, as `question.solution()` would."""
+    solution = ex.solution()
+    cell = new_code_cell(f'EXERCISES["{ex.id}"].solution()')
+    cell.outputs = [
+        new_output("execute_result", data={"text/html": solution._repr_html_(), "text/plain": str(solution)})
+    ]
+    return cell
+
+
+DETAILS_ANSWER = (
+    "1. Why?\n\n<details><summary>Show the answer</summary>\n\nBecause DETAILS-ANSWER-TEXT.\n\n</details>\n"
+)
+
+
 def small_lessons(folder: Path) -> list[Path]:
-    """Two numbered lessons with what the course's hold: a title, a Colab badge, a formula, a widget, a plot."""
+    """Two lessons with what the course's hold: a title, a Colab badge, a formula, a widget, a plot, exercises.
+
+    01_first asks lesson 01's exercises, answered (the student edition must blank them), and has a
+    <details> answer; 02_second asks none, so the teacher edition gives lesson 02's in an appendix.
+    """
     folder.mkdir()
     paths = []
     for number, name in (("01", "first"), ("02", "second")):
         nb = widget_notebook()
         badge = "[![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.example)"
         nb.cells.insert(0, new_markdown_cell(f"# {number} · {name.title()}\n{badge}\n\nBytes: $2^{{30}}$"))
+        if number == "01":
+            nb.cells.append(new_markdown_cell("## Check yourself\n\n" + DETAILS_ANSWER))
+            for ex in exercises_for("01"):
+                nb.cells += checked_exercise(ex, answered=True)
+        nb.cells.append(new_markdown_cell("## Next\n\nThe end."))
         paths.append(folder / f"{number}_{name}.ipynb")
         nbformat.write(nb, paths[-1])
     return paths
 
 
-def test_command_line_builds_html_from_stored_outputs(tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch):
+def read(path: Path) -> str:
+    return path.read_text("utf-8")
+
+
+def test_command_line_builds_both_editions_from_stored_outputs(tmp_path: Path, capsys, monkeypatch):
     # Without notebook arguments the command builds every lesson that handouts.lessons() lists; two small
-    # lessons stand in for the course's seven here, which take seconds each to convert. `make handouts`
-    # builds the course's own, and `make e2e` opens each of them offline.
+    # lessons stand in for the course's, which take seconds each to convert. `make handouts` builds the
+    # course's own, and `make e2e` opens each of them offline.
     lessons = small_lessons(tmp_path / "notebooks")
     monkeypatch.setattr(handouts, "lessons", lambda root=ROOT: lessons)
     out = tmp_path / "handouts"
+    (out / "pdf").mkdir(parents=True)
+    # What a build before the two editions left, and files of someone else's that must stay.
+    (out / "01_first.html").write_text(f'<meta name="generator" content="x {handouts.GENERATOR}">', "utf-8")
+    (out / "course.pdf").write_bytes(b"%PDF-1.4 made by handouts.py")
+    # The /Creator of a PDF is read with pypdf, which only `make e2e` installs: here a stand-in reads it.
+    monkeypatch.setattr(
+        handouts, "_pdf_creator", lambda path: handouts.PDF_CREATOR if b"handouts.py" in path.read_bytes() else ""
+    )
+    (out / "pdf" / "01_first.pdf").write_bytes(b"%PDF-1.4")
+    (out / "03_mine.html").write_text("<p>my own page</p>", "utf-8")
     assert handouts.main(["--stored-outputs", "--no-pdf", "--out", str(out)]) == 0
-    written = sorted(p.name for p in out.iterdir())
-    assert written == sorted([f"{p.stem}.html" for p in lessons] + ["index.html"])
-    index = (out / "index.html").read_text("utf-8")
-    for path in lessons:
-        assert f'href="{path.stem}.html"' in index
-        assert handouts.remote_references((out / f"{path.stem}.html").read_text("utf-8")) == []
-    assert "Outputs as stored in the repository" in index and "not re-run" in index
-    assert f"using stored outputs of {len(lessons)} lessons" in capsys.readouterr().out
+    assert sorted(p.name for p in out.iterdir()) == ["03_mine.html", "index.html", "student", "teacher"]
+    for edition in handouts.EDITIONS:
+        written = sorted(p.name for p in (out / edition).iterdir())
+        assert written == sorted([f"{p.stem}.html" for p in lessons] + ["index.html"])
+        cover = read(out / edition / "index.html")
+        assert "Outputs as stored in the repository" in cover and "not re-run" in cover
+        assert handouts.EDITION_TITLES[edition] in cover and '<td class="kind">core</td>' in cover
+        for path in lessons:
+            page = read(out / edition / f"{path.stem}.html")
+            assert f'href="{path.stem}.html"' in cover
+            assert handouts.remote_references(page) == []
+            assert f"{handouts.EDITION_TITLES[edition].lower()}</span>" in page, "the banner names the edition"
+    top = read(out / "index.html")
+    assert 'href="student/index.html"' in top and 'href="teacher/index.html"' in top and ".pdf" not in top
+    said = capsys.readouterr().out
+    assert f"using stored outputs of {len(lessons)} lessons" in said and "removed course.pdf" in said
+
+    asked, appendix = exercises_for("01"), exercises_for("02")
+    student = {p.stem: handouts.visible_text(read(out / "student" / f"{p.stem}.html")) for p in lessons}
+    teacher = {p.stem: handouts.visible_text(read(out / "teacher" / f"{p.stem}.html")) for p in lessons}
+    squeeze = handouts.squeeze
+    for name, text in student.items():
+        assert "<details" not in read(out / "student" / f"{name}.html")
+        assert "DETAILS-ANSWER-TEXT" not in text
+        for ex in asked + appendix:
+            assert squeeze(ex.solution().explanation) not in text, f"student {name} shows {ex.id}'s solution"
+            assert squeeze(ex.solution().code) not in text, f"student {name} shows {ex.id}'s solution code"
+            for note in ex.teacher_notes():
+                if note.status != "not attempted":
+                    assert squeeze(note.message) not in text, f"student {name}: {ex.id}'s feedback for {note.answer}"
+    assert student["01_first"].count(squeeze("○ Not attempted yet")) == len(asked)
+    assert student["01_first"].count(squeeze("answer = ...")) >= len(asked)
+    assert "DETAILS-ANSWER-TEXT" in teacher["01_first"], "the teacher edition keeps the lesson's own answers"
+    for name, exercises in (("01_first", asked), ("02_second", appendix)):
+        page = read(out / "teacher" / f"{name}.html")
+        shown = re.findall(r'class="handout-teacher-notes" data-exercise="([^"]+)"', page)
+        assert shown == [ex.id for ex in exercises]
+        for ex in exercises:
+            assert squeeze(ex.solution().explanation) in teacher[name] and squeeze(ex.solution().code) in teacher[name]
+            for note in ex.teacher_notes():
+                assert squeeze(note.message) in teacher[name], f"teacher {name}: {ex.id}'s note for {note.answer}"
+    text = teacher["01_first"]
+    for ex, following in zip(asked, asked[1:] + [None]):  # each exercise's notes right after its check cell
+        check = text.index(squeeze(f'EXERCISES["{ex.id}"]'))
+        notes = text.index(squeeze(f"Teacher edition · exercise {ex.id}"))
+        assert check < notes < (text.index(squeeze(f'EXERCISES["{following.id}"]')) if following else len(text))
+    assert squeeze("Teacher's appendix") in teacher["02_second"] and squeeze("Teacher's appendix") not in text
+
+
+def test_every_exercise_of_the_course_in_both_editions():
+    """One notebook asks every exercise, answered: the student edition shows none of them, the teacher's all."""
+    exercises = list(EXERCISES.values())
+    nb = new_notebook(cells=[new_markdown_cell("# 04 · All of them")])
+    for ex in exercises:
+        nb.cells += checked_exercise(ex, answered=True)
+    nb.cells += [new_markdown_cell("## For teachers: every solution"), solution_cell(exercises[0])]
+    nb.cells += [new_markdown_cell("### One of them again"), solution_cell(exercises[1])]
+    nb.cells += [new_markdown_cell("## Next\n\nThe end.")]
+    student_nb = handouts.student_notebook(nb, "04_all.ipynb")
+    teacher_nb = handouts.teacher_notebook(nb, "04_all.ipynb")
+    assert len(nb.cells) == 1 + 3 * len(exercises) + 5, "both work on a copy"
+    student, _ = handouts.to_html(student_nb, "04 · All of them", "stamp", edition="student")
+    teacher, _ = handouts.to_html(teacher_nb, "04 · All of them", "stamp", edition="teacher")
+    asked = [ex.id for ex in exercises]
+    assert handouts.solution_leaks(student, asked) == []
+    student_text, teacher_text = handouts.visible_text(student), handouts.visible_text(teacher)
+    squeeze = handouts.squeeze
+    assert squeeze("For teachers") not in student_text and squeeze("One of them again") not in student_text
+    assert squeeze("The end.") in student_text
+    assert student_text.count(squeeze("○ Not attempted yet")) == len(exercises)
+    for ex in exercises:
+        solution = ex.solution()
+        assert squeeze(solution.explanation) not in student_text, ex.id
+        assert squeeze(f"Solution ({ex.title}):") not in student_text, ex.id
+        assert squeeze(solution.explanation) in teacher_text, ex.id
+        assert squeeze(solution.code) in teacher_text, ex.id
+        notes = ex.teacher_notes()
+        assert notes and notes[0].status == "correct", f"{ex.id}: the first note is the intended answer"
+        for note in notes:
+            assert squeeze(note.message) in teacher_text, f"{ex.id}: {note.answer_text}"
+            if note.status != "not attempted":
+                assert squeeze(note.message) not in student_text, f"{ex.id}: {note.answer_text}"
+    shown = re.findall(r'class="handout-teacher-notes" data-exercise="([^"]+)"', teacher)
+    assert shown == asked
+    assert squeeze("For teachers") in teacher_text, "the teacher edition keeps the lesson's teacher section"
+
+
+def test_a_planted_solution_fails_the_student_check(tmp_path: Path, monkeypatch):
+    lessons = small_lessons(tmp_path / "notebooks")
+    first = nbformat.read(lessons[0], as_version=4)
+    handouts.staticize_widgets(first)
+    clean = handouts.student_notebook(first, lessons[0].name)
+    ex = exercises_for("01")[0]
+    page, _ = handouts.to_html(clean, "01", "stamp", edition="student")
+    assert handouts.solution_leaks(page, [ex.id]) == []
+
+    with_box = handouts.student_notebook(first, lessons[0].name)
+    with_box.cells.append(solution_cell(ex))  # a solution the student edition failed to remove
+    page, _ = handouts.to_html(with_box, "01", "stamp", edition="student")
+    leaks = handouts.solution_leaks(page, [ex.id])
+    assert f"{ex.id}: its Solution box" in leaks and f"{ex.id}: its solution's explanation" in leaks
+
+    wrong = ex.teacher_notes()[1]
+    with_feedback = handouts.student_notebook(first, lessons[0].name)
+    with_feedback.cells.append(new_markdown_cell(f"A learner who answers {wrong.answer_text} reads: {wrong.message}"))
+    with_feedback.cells.append(new_markdown_cell(DETAILS_ANSWER))
+    page, _ = handouts.to_html(with_feedback, "01", "stamp", edition="student")
+    assert handouts.solution_leaks(page, [ex.id]) == [
+        "a <details> block",
+        f"{ex.id}: the feedback for {wrong.answer_text} ({wrong.status})",
+    ]
+
+    # The command refuses to write a student edition that shows a solution.
+    second = nbformat.read(lessons[1], as_version=4)
+    planted = exercises_for("02")[0]
+    second.cells.insert(1, new_markdown_cell(f"The answer, in the prose: {planted.solution().explanation}"))
+    nbformat.write(second, lessons[1])
+    monkeypatch.setattr(handouts, "lessons", lambda root=ROOT: lessons)
+    with pytest.raises(RuntimeError, match=rf"student edition of 02_second.ipynb .*{planted.id}: its solution's"):
+        handouts.main(["--stored-outputs", "--no-pdf", "--out", str(tmp_path / "out")])
+
+
+def test_a_demo_keeps_its_feedback_but_not_its_solution():
+    demo = EXERCISES["04-demo-kib"]
+    nb = new_notebook(cells=[new_code_cell('demo = EXERCISES["04-demo-kib"]\ndemo')])
+    wrong = new_code_cell("demo.check(1000)")
+    result = demo.check(1000, record=False)
+    wrong.outputs = [new_output("execute_result", data={"text/html": result._repr_html_(), "text/plain": str(result)})]
+    shown = solution_cell(demo)
+    shown.source = "demo.solution()"
+    nb.cells += [wrong, shown]
+    asked = handouts.asked_exercises(nb)
+    assert asked.checks == () and asked.demos == ("04-demo-kib",)
+    student = handouts.student_notebook(nb, "04_x.ipynb")
+    assert student.cells[1].outputs == wrong.outputs, "the demo's verdict is the lesson's own teaching"
+    assert student.cells[2].outputs[0].data["text/html"] == handouts.WITHHELD
+    page, _ = handouts.to_html(student, "04", "stamp")
+    assert handouts.solution_leaks(page, demos=asked.demos) == []
+    assert handouts.solution_leaks(page) == [  # were it not a demo
+        "04-demo-kib: a 'Not quite' verdict",
+        f"04-demo-kib: the feedback for 1000 ({result.status})",
+    ]
+
+
+def test_check_cells_are_found_and_unknown_exercises_refused():
+    nb = new_notebook(cells=[new_markdown_cell("# 01")])
+    for ex in exercises_for("01"):
+        nb.cells += checked_exercise(ex, answered=False)
+    asked = handouts.asked_exercises(nb)
+    assert asked.ids == tuple(ex.id for ex in exercises_for("01")) and asked.demos == ()
+    assert [index for index, _ in asked.checks] == [3 * n + 3 for n in range(len(asked.ids))]
+    nb.cells.append(new_code_cell('question = EXERCISES["01-no-such-exercise"]\nquestion.check(answer)'))
+    for build in (handouts.student_notebook, handouts.teacher_notebook):
+        with pytest.raises(RuntimeError, match="01_x.ipynb asks for exercise '01-no-such-exercise'"):
+            build(nb, "01_x.ipynb")
+    with pytest.raises(ValueError, match="edition must be one of"):
+        handouts.to_html(new_notebook(), "x", "stamp", edition="pupil")
+
+
+def lesson_as_text(nb: nbformat.NotebookNode) -> str:
+    """A lesson's markdown (rendered) and outputs as HTML, without nbconvert's page around them: fast."""
+    from nbconvert.filters.markdown_mistune import markdown2html_mistune
+
+    parts = []
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            parts.append(markdown2html_mistune(cell.source))
+        for out in cell.get("outputs", []):
+            data = out.get("data", {})
+            parts.append(data.get("text/html") or html.escape(handouts._plain(out)))
+    return "\n".join(parts)
+
+
+@pytest.mark.parametrize("lesson", handouts.lessons(ROOT), ids=lambda p: p.name)
+def test_the_student_edition_of_each_lesson_shows_no_solution(lesson: Path):
+    # The same check `make handouts` makes on every page it writes, on the lesson's stored outputs.
+    nb = nbformat.read(lesson, as_version=4)
+    asked = handouts.asked_exercises(nb)
+    student = handouts.student_notebook(nb, lesson.name)
+    assert handouts.solution_leaks(lesson_as_text(student), asked.ids, asked.demos) == []
+    noted = {*asked.ids, *(ex.id for ex in handouts.lesson_exercises(lesson.name[:2]))}
+    teacher = lesson_as_text(handouts.teacher_notebook(nb, lesson.name))
+    assert set(re.findall(r'class="handout-teacher-notes" data-exercise="([^"]+)"', teacher)) == noted
 
 
 def test_command_line_rejects_what_it_cannot_use(tmp_path: Path, capsys):

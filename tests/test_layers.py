@@ -349,3 +349,42 @@ def test_torch_at_module_level_is_refused_below_the_torch_layer(tmp_path):
     assert check_layers(root) == [
         "lessonkit/memparts.py:2: lessonkit.memparts (layer 2 formulas) imports torch.nn at module level"
     ]
+
+
+# --- the notebooks' imports of the lowest layers ----------------------------------------------------
+
+NOTEBOOKS = PACKAGE.parent / "notebooks"
+
+
+def _names_imported_from(module: str) -> dict[str, set[str]]:
+    """Notebook -> names its code cells import with `from lessonkit.<module> import ...`."""
+    import json
+
+    found: dict[str, set[str]] = {}
+    for path in sorted(NOTEBOOKS.glob("*.ipynb")):
+        for cell in json.loads(path.read_text("utf-8"))["cells"]:
+            if cell["cell_type"] != "code":
+                continue
+            source = "".join(cell["source"])
+            lines = [line for line in source.splitlines() if not line.lstrip().startswith(("!", "%"))]
+            try:
+                tree = ast.parse("\n".join(lines))
+            except SyntaxError:
+                continue
+            for node in ast.walk(tree):
+                if isinstance(node, ast.ImportFrom) and node.module == f"lessonkit.{module}":
+                    found.setdefault(path.name, set()).update(a.name for a in node.names)
+    return found
+
+
+def test_what_the_notebooks_import_from_vram_is_defined_there_not_borrowed():
+    import lessonkit.vram as vram
+
+    imported = _names_imported_from("vram")
+    assert imported, "the lessons import lessonkit.vram's helpers (lesson 03)"
+    tree = ast.parse((PACKAGE / "vram.py").read_text("utf-8"))
+    defined = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    for notebook, names in imported.items():
+        assert names <= defined, f"{notebook} imports {sorted(names - defined)} that lessonkit.vram does not define"
+        assert all(callable(getattr(vram, n)) for n in names)
+    assert not hasattr(vram, "__getattr__"), "vram re-exports nothing lazily: the estimator lives above it"

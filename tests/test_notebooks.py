@@ -12,7 +12,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from lessonkit.course import _colab_url, colab_badge, colab_install_command
+from lessonkit.course import _colab_url, colab_badge, install_command, setup_cell
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
@@ -23,10 +23,11 @@ COLAB_LINK = re.compile(r"https://colab\.research\.google\.com/github/[^)\s]+")
 REQUIRED_HEADINGS = (
     "## What you'll learn",
     "## What you'll need",
+    "## Summary",
     "## Check yourself",
     "## Key terms",
     "## Next",
-)
+)  # how a lesson ends, and that Next follows the reading order: tests/test_structure.py
 
 
 def read(path: Path) -> nbformat.NotebookNode:
@@ -53,12 +54,22 @@ def test_title_and_badge_point_at_this_notebook(path):
 
 
 @pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name)
-def test_setup_cell_installs_lessonkit_only_in_colab(path):
+def test_setup_cell_is_the_courses_one_setup_cell(path):
+    """The same cell everywhere, from lessonkit/course.py: install in Colab only, then check import and version."""
     setup = next(c for c in read(path).cells if c.cell_type == "code")
-    assert 'if "google.colab" in sys.modules:' in setup.source
+    assert setup.source == setup_cell(), "run `make badges`"
     install = [line.strip() for line in setup.source.splitlines() if "%pip" in line]
-    assert install == [f"%{colab_install_command()}"]
+    assert install == [f"%{install_command()}"]
     assert not setup.outputs, "the setup cell prints nothing outside Colab"
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name)
+def test_no_other_install_line_for_lessonkit(path):
+    """One install line everywhere: any `pip install` of the course's package is install_command() itself."""
+    for cell in read(path).cells:
+        for line in cell.source.splitlines():
+            if "pip install" in line and ("lessonkit" in line or "git+" in line or "github_url" in line):
+                assert install_command() in line or "install_command()" in line, line
 
 
 @pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name)
@@ -74,16 +85,6 @@ def test_lesson_has_the_template_sections(path):
     for heading in REQUIRED_HEADINGS:
         assert re.search(rf"^{re.escape(heading)}", text, re.MULTILINE), f"missing '{heading}'"
     assert "## Step 1" in text
-
-
-@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name)
-def test_next_links_to_the_following_lesson(path):
-    """The last cell links to lesson NN+1, or back to the README when there is no lesson NN+1 yet."""
-    last = read(path).cells[-1]
-    assert last.cell_type == "markdown" and last.source.startswith("## Next")
-    following = [p.name for p in LESSONS if int(p.name[:2]) == int(path.name[:2]) + 1]
-    target = following[0] if following else "../README.md"
-    assert f"]({target})" in last.source
 
 
 @pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name)
@@ -120,6 +121,11 @@ def test_readme_lists_every_lesson_with_its_badge():
         assert colab_badge(path.name) in readme
 
 
+def test_the_template_has_the_current_setup_cell():
+    template = read(ROOT / "templates/lesson_template.ipynb")
+    assert next(c for c in template.cells if c.cell_type == "code").source == setup_cell(), "run `make badges`"
+
+
 def test_badge_sync_has_nothing_left_to_change(tmp_path, monkeypatch):
     for path in LESSONS:
         copy = tmp_path / path.name
@@ -127,9 +133,7 @@ def test_badge_sync_has_nothing_left_to_change(tmp_path, monkeypatch):
         assert sync_badges.sync_notebook(copy) is False, f"{path.name}: run `make badges`"
 
 
-def test_readme_install_lines_name_this_repository():
-    from lessonkit.course import BRANCH, github_url
-
+def test_readme_install_line_is_the_courses():
     readme = (ROOT / "README.md").read_text("utf-8")
     found = sync_badges.README_INSTALL.findall(readme)
-    assert found and set(found) == {f"git+{github_url()}.git@{BRANCH}"}, "run `make badges`"
+    assert found and set(found) == {install_command()}, "run `make badges`"

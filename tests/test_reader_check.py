@@ -114,7 +114,7 @@ def test_repository_files_and_their_github_pages_are_checked_in_the_working_tree
     lesson, anchors = ROOT / "notebooks" / "01_x.ipynb", rc.Anchors()
     assert rc.link_problem("../README.md#glossary", lesson, anchors) is None  # GitHub's slug of "## Glossary"
     assert "no heading #no-such-part" in rc.link_problem("../README.md#no-such-part", lesson, anchors)
-    blob = f"{rc.github_url()}/blob/{rc.BRANCH}"
+    blob = f"{rc.github_url()}/blob/{rc.REF}"
     assert rc.link_problem(f"{blob}/README.md#glossary", lesson, anchors) is None
     assert "does not exist" in rc.link_problem(f"{blob}/no_such_file.md", lesson, anchors)
     assert rc.link_problem("../lessonkit/course.py#L10", lesson, anchors) is None  # GitHub's line anchors
@@ -178,7 +178,7 @@ def test_handout_links_go_to_handouts_beside_them_or_to_github():
     lesson = ROOT / "notebooks" / "01_x.ipynb"
     beside = {ROOT / "notebooks" / "02_y.ipynb": "02_y.html"}
     assert handouts.handout_href("02_y.ipynb#Step-1-—-Why", lesson, beside) == "02_y.html#Step-1-—-Why"
-    blob = f"{rc.github_url()}/blob/{rc.BRANCH}"
+    blob = f"{rc.github_url()}/blob/{rc.REF}"
     assert handouts.handout_href("03_z.ipynb", lesson, beside) == f"{blob}/notebooks/03_z.ipynb"
     assert handouts.handout_href("../README.md#glossary", lesson, beside) == f"{blob}/README.md#glossary"
     assert handouts.handout_href("#Step-1", lesson, beside) == "#Step-1"

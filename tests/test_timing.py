@@ -234,6 +234,7 @@ def test_flush_cache_times_each_call_alone_after_a_flush(monkeypatch):
         clock[0] += 0.002 if len(flushed) % 2 else 0.003  # the GPU takes 2 or 3 ms per call
 
     monkeypatch.setattr(timing, "as_device", lambda device: torch.device("cuda"))
+    monkeypatch.setattr(timing._device, "_cuda_available", lambda: True)  # as if a GPU were here
     monkeypatch.setattr(timing, "_synchronize", lambda device: None)
     monkeypatch.setattr(timing, "_timed_once", lambda f, device, number=1: 0.5)
     monkeypatch.setattr(timing.torch, "empty", fake_empty)
@@ -249,6 +250,7 @@ def test_flush_cache_times_each_call_alone_after_a_flush(monkeypatch):
 
 def test_flush_cache_needs_one_call_per_sample(monkeypatch):
     monkeypatch.setattr(timing, "as_device", lambda device: torch.device("cuda"))
+    monkeypatch.setattr(timing._device, "_cuda_available", lambda: True)
     with pytest.raises(ValueError, match="number must be 1 or None, got 10"):
         benchmark(lambda: None, device="cuda", number=10, flush_cache=True)
 

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import ast
+import json
+from pathlib import Path
+
 import matplotlib
 
 matplotlib.use("Agg")  # no window: the plots are only inspected
@@ -11,8 +15,10 @@ import pytest  # noqa: E402
 
 import lessonkit.device as device  # noqa: E402
 from lessonkit.calculator import (  # noqa: E402
+    JOBS,
     MODE_DTYPES,
     THIS_MACHINE,
+    TIGHT,
     Calculator,
     MachineBudget,
     fit_table,
@@ -20,9 +26,18 @@ from lessonkit.calculator import (  # noqa: E402
     plot_breakdown,
     this_machine,
 )
-from lessonkit.estimate import estimate, fits  # noqa: E402
+from lessonkit.estimate import (  # noqa: E402
+    DEFAULT_INFERENCE_TOKENS,
+    DEFAULT_TRAINING_TOKENS,
+    MODE_LABELS,
+    MODES,
+    decode_speed,
+    estimate,
+    fits,
+    gpus_needed,
+)
 from lessonkit.gpus import find_gpu  # noqa: E402
-from lessonkit.models import catalog_models, find_model  # noqa: E402
+from lessonkit.models import ModelConfig, catalog_models, find_model  # noqa: E402
 
 
 def test_fit_table_marks_each_model_and_gpu():
@@ -40,12 +55,13 @@ def test_fit_table_marks_each_model_and_gpu():
 
 
 def test_fit_table_marks_a_tight_fit():
-    t4 = find_gpu("T4")
-    need = estimate("mistral-7b", "inference", "fp16").total
-    table = fit_table("inference", "fp16", models=["mistral-7b"], gpus=[t4])
-    margin = t4.usable_bytes - need
-    expected = "-" if margin < 0 else ("tight" if margin < 0.05 * t4.usable_bytes else "yes")
-    assert table.verdict(0, t4) == expected
+    """Qwen2.5 7B in fp16 on a 16 GB V100 fits with under 5% of the memory to spare; on a T4 it does not fit."""
+    v100, t4 = find_gpu("V100_SXM2_16GB"), find_gpu("T4")
+    need = estimate("qwen2.5-7b", "inference", "fp16").total
+    table = fit_table("inference", "fp16", models=["qwen2.5-7b"], gpus=[v100, t4])
+    assert 0 <= v100.allocatable_bytes - need < 0.05 * v100.allocatable_bytes
+    assert table.verdict(0, v100) == "tight" and table.verdict(0, t4) == "-"
+    assert "nvidia-smi's total" in str(table) and "the total CUDA reports on a Colab T4" in str(table)
 
 
 def test_fit_table_passes_options_on():
@@ -117,10 +133,131 @@ def test_calculator_widget_follows_its_controls():
     calc.controls["dtype"].value = "int4"
     calc.controls["seq_len"].value = 8192
     calc.controls["gpu"].value = "A100_80GB_SXM"
-    assert calc.estimate.total == estimate("llama-3.1-8b", "lora", "int4", seq_len=8192).total
+    assert calc.estimate.total == estimate("llama-3.1-8b", "lora", "int4", seq_len=8192, checkpointing=True).total
     assert calc.fit.gpu == find_gpu("A100_80GB_SXM").name
     calc.controls["mode"].value = "full"  # int4 is not offered for full fine-tuning
     assert calc.values["dtype"] == MODE_DTYPES["full"][0] == calc.controls["dtype"].value
+
+
+# --- each job's usual settings: the calculator's defaults agree with lesson 07's fit tables ---
+
+LESSON = Path(__file__).resolve().parent.parent / "notebooks" / "07_choosing_a_gpu_and_a_cloud.ipynb"
+LESSON_GPUS = ("T4", "L4", "RTX_4090", "A100_40GB", "A100_80GB_SXM", "H100_SXM", "H200")  # the tables' columns
+# (job, dtype) of each fit table the lesson shows, plus LoRA on a 16-bit base; None: the job's usual dtype
+TABLES = [("inference", None), ("inference", "int4"), ("qlora", None), ("lora", None), ("full", None)]
+
+
+def test_every_job_normally_uses_the_estimators_own_settings():
+    assert set(JOBS) == {*MODES, "qlora"} and all(key == job.key for key, job in JOBS.items())
+    for key, job in JOBS.items():
+        training = job.mode != "inference"
+        assert job.seq_len == (DEFAULT_TRAINING_TOKENS if training else DEFAULT_INFERENCE_TOKENS)
+        assert job.batch == 1 and job.checkpointing is training
+        if key != "qlora":
+            assert (job.mode, job.label, job.dtypes) == (key, MODE_LABELS[key], MODE_DTYPES[key])
+    assert (JOBS["qlora"].mode, JOBS["qlora"].dtypes) == ("lora", ("int4",))  # QLoRA: LoRA on a 4-bit base
+    assert JOBS["inference"].options == {"seq_len": DEFAULT_INFERENCE_TOKENS, "batch": 1}
+
+
+def verdict(fit) -> str:
+    """The fit table's mark for a calculator's fit: '-', 'tight' or 'yes'."""
+    return "-" if not fit else ("tight" if fit.margin < TIGHT * fit.available else "yes")
+
+
+@pytest.mark.parametrize("job, dtype", TABLES)
+def test_the_calculators_default_verdicts_are_the_fit_tables(job, dtype):
+    table = fit_table(job, dtype, gpus=LESSON_GPUS)
+    assert table.dtype == (dtype or JOBS[job].dtype)
+    other = "full" if job == "inference" else "inference"
+    chosen = {} if dtype is None else {"dtype": dtype}
+    marks = {v: 0 for v in ("yes", "tight", "-")}
+    for i, model in enumerate(table.models):
+        started = Calculator(model=model.key, mode=job, **chosen)  # the job's settings from the start
+        switched = Calculator(model=model.key, mode=other).set(mode=job, **chosen)  # or after switching to it
+        for calc in (started, switched):
+            assert calc.estimate.total == table.needed[i], (model.key, calc.values)
+            for gpu in table.gpus:
+                calc.set(gpu=gpu.key)
+                assert verdict(calc.fit) == table.verdict(i, gpu), (model.key, gpu.key, calc.values)
+                marks[table.verdict(i, gpu)] += 1
+    assert marks["yes"] and marks["-"]  # every table tells some models apart
+
+
+def test_switched_to_qlora_the_calculator_says_what_the_qlora_table_says():
+    """The reviewer's case: Llama 3.1 8B on a T4, the calculator switched from its default to QLoRA."""
+    calc = Calculator()
+    assert not calc.fit  # fp16 inference does not fit a T4
+    table = fit_table("qlora", gpus=["T4"])
+    row = [m.key for m in table.models].index("llama-3.1-8b")
+    calc.set(mode="qlora")
+    assert calc.fit and calc.estimate.total == table.needed[row] and table.verdict(row, table.gpus[0]) == "yes"
+    training = {"seq_len": DEFAULT_TRAINING_TOKENS, "batch": 1, "checkpointing": True}
+    assert calc.values == {"model": "llama-3.1-8b", "mode": "qlora", "dtype": "int4", "gpu": "T4", **training}
+
+
+def test_switching_the_mode_brings_its_settings_back_and_a_learners_change_stays():
+    calc = Calculator(mode="lora")
+    assert calc.values["dtype"] == "bf16" and calc.values["checkpointing"] is True
+    calc.set(seq_len=4096, batch=2, checkpointing=False, dtype="fp16")  # the learner's own choices
+    calc.set(model="gemma-2-9b")
+    calc.set(gpu="L4")
+    calc.set(mode="lora")  # the same job again is no switch
+    mine = {"seq_len": 4096, "batch": 2, "checkpointing": False, "dtype": "fp16"}
+    assert {k: calc.values[k] for k in mine} == mine
+    assert (
+        calc.estimate.total
+        == estimate("gemma-2-9b", "lora", "fp16", **{k: mine[k] for k in mine if k != "dtype"}).total
+    )
+    calc.set(mode="full")
+    assert {k: calc.values[k] for k in mine} == JOBS["full"].defaults
+    calc.set(mode="inference", seq_len=1024)  # given with the switch: kept
+    assert (calc.values["seq_len"], calc.values["dtype"], calc.values["checkpointing"]) == (1024, "fp16", False)
+    assert (calc.values["model"], calc.values["gpu"]) == ("gemma-2-9b", "L4")  # model and GPU are never reset
+    with pytest.raises(ValueError, match="dtype must be one of"):
+        calc.set(mode="qlora", dtype="bf16")
+    assert calc.values["mode"] == "inference"  # the refused switch changed nothing
+
+
+def test_the_widget_shows_the_settings_of_the_mode_chosen():
+    calc = Calculator()
+    calc.widget()
+    controls = calc.controls
+    controls["mode"].value = "qlora"
+    shown = {k: controls[k].value for k in ("dtype", "seq_len", "batch", "checkpointing")}
+    assert shown == JOBS["qlora"].defaults and list(controls["dtype"].options) == ["int4"]
+    assert calc.fit and calc.fit.gpu == find_gpu("T4").name
+    controls["seq_len"].value = 8192
+    controls["model"].value = "gemma-2-9b"
+    assert calc.values["seq_len"] == controls["seq_len"].value == 8192  # the learner's change stays
+    controls["mode"].value = "inference"
+    assert (controls["seq_len"].value, controls["checkpointing"].value) == (DEFAULT_INFERENCE_TOKENS, False)
+    assert calc.values == {k: c.value for k, c in controls.items()}
+
+
+def lesson_calls(name: str) -> list[ast.Call]:
+    """Every call of `name` in lesson 07's code cells."""
+    cells = json.loads(LESSON.read_text("utf-8"))["cells"]
+    code = "\n".join(
+        "".join(c["source"]) for c in cells if c["cell_type"] == "code" and "%pip" not in "".join(c["source"])
+    )
+    return [
+        node
+        for node in ast.walk(ast.parse(code))
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == name
+    ]
+
+
+def test_lesson_07s_fit_tables_use_each_jobs_usual_settings():
+    """The lesson's tables are the ones compared above: they give a job and a dtype, never their own settings."""
+    calls = lesson_calls("fit_table") + lesson_calls("models_that_fit")
+    assert len(calls) >= 4
+    for call in calls:
+        assert {k.arg for k in call.keywords} <= {"gpus", "models"}, ast.unparse(call)
+        job, *dtype = [ast.literal_eval(a) for a in call.args]
+        given = dtype[0] if dtype and dtype[0] != JOBS[job].dtype else None  # the usual dtype, named
+        assert (job, given) in TABLES, ast.unparse(call)
+    for call in lesson_calls("Calculator"):
+        assert {k.arg for k in call.keywords} <= {"model", "mode", "gpu"}, ast.unparse(call)
 
 
 # --- this machine's free memory as the budget (the CUDA cases are in tests/matrix/test_low_memory.py) ---
@@ -141,7 +278,7 @@ def test_without_a_cuda_gpu_there_is_no_budget_and_it_says_why(cpu_only):
     assert plan.fit == () and plan.skipped == {} and plan.largest is None
     assert (
         str(plan).splitlines()[1]
-        == "Nothing to check inference, fp16 against here: compare with a catalog GPU instead."
+        == "Nothing to check inference, fp16 (4096 tokens, batch 1) against here: compare with a catalog GPU instead."
     )
 
 
@@ -199,7 +336,107 @@ def test_plot_breakdown_marks_a_budget():
     budget = MachineBudget("Tesla T4", 300 * 2**20, 15835660288)
     ax = plot_breakdown([estimate("gpt2")], gpu=budget)
     assert ax.lines[0].get_xdata()[0] == pytest.approx(300 / 1024)  # GiB
-    assert any(t.get_text() == " Tesla T4 (free now)" for t in ax.texts)
+    assert "Tesla T4 (free now): 0.29 GiB" in [t.get_text() for t in ax.get_legend().get_texts()]
     plt.close(ax.figure)
     with pytest.raises(ValueError, match="gpu: No CUDA GPU here"):
         plot_breakdown([estimate("gpt2")], gpu=MachineBudget(None, None, reason="a test"))
+
+
+# --- any model from its config.json; decoding speed and GPUs needed in the calculator (issue 14) ---
+
+CONFIGS = Path(__file__).resolve().parent / "data" / "hf_configs"
+
+
+def mixtral() -> dict:
+    return json.loads((CONFIGS / "mixtral-8x7b.json").read_text("utf-8"))
+
+
+def test_fit_table_and_models_that_fit_take_config_json_files():
+    path = CONFIGS / "qwen3-30b-a3b.json"
+    table = fit_table("inference", "fp16", models=[mixtral(), str(path), "gpt2"], gpus=["H100_SXM", "H200"])
+    assert [m.n_params for m in table.models[:2]] == [
+        ModelConfig.from_hf_config(mixtral()).n_params,
+        ModelConfig.from_hf_config(path).n_params,
+    ]
+    assert table.needed[0] == estimate(mixtral(), "inference", "fp16").total
+    assert table.needed[1] == estimate(path, "inference", "fp16").total
+    h100, h200 = table.gpus
+    assert (table.verdict(0, h100), table.verdict(0, h200)) == ("-", "yes")  # Mixtral's 46.7B need more than 80 GB
+    assert table.models[0].name in str(table)
+    alone = fit_table("qlora", models=mixtral(), gpus=["T4"])  # one config.json alone is a list of one
+    assert len(alone.models) == 1 and alone.needed[0] == estimate(mixtral(), "lora", "int4", checkpointing=True).total
+    plan = models_that_fit("qlora", models=[mixtral(), "gpt2"], free_bytes="40GB")
+    name = ModelConfig.from_hf_config(mixtral()).name
+    assert plan.fit == (name, "GPT-2 124M") and plan.skipped == {}
+    plan = models_that_fit("full", models=[mixtral()], free_bytes="40GB")
+    assert plan.fit == () and plan.skipped[name].endswith(" short")
+
+
+def test_the_fit_tables_refuse_what_is_not_a_model_naming_models():
+    with pytest.raises(TypeError, match="models: a model must be a catalog name"):
+        fit_table(models=[8e9])
+    with pytest.raises(ValueError, match="models: config.json: field 'model_type' is 'bert'"):
+        fit_table(models=[{"model_type": "bert"}])
+    with pytest.raises(ValueError, match="models: "):
+        models_that_fit(models=[{"model_type": "llama"}], free_bytes="1GB")  # no sizes at all
+
+
+def test_the_calculator_takes_a_config_json_and_keeps_catalog_models_by_key():
+    calc = Calculator(model=mixtral(), mode="inference", gpu="H200")
+    config = ModelConfig.from_hf_config(mixtral())
+    assert calc.values["model"] == config and calc.estimate.total == estimate(mixtral(), "inference", "fp16").total
+    calc.set(model=CONFIGS / "gpt2.json", mode="full")
+    assert calc.estimate.total == estimate(CONFIGS / "gpt2.json", "full", "bf16", checkpointing=True).total
+    calc.set(model=find_model("gemma-2-9b"))  # the catalog's own config: kept by its key
+    assert calc.values["model"] == "gemma-2-9b"
+    calc.set(model="meta-llama/Llama-3.1-8B-Instruct")  # a fine-tune's name: its base model's key
+    assert calc.values["model"] == "llama-3.1-8b"
+    with pytest.raises(ValueError, match="model: config.json"):
+        calc.set(model={"model_type": "bert"})
+    assert calc.values["model"] == "llama-3.1-8b"  # the refused model changed nothing
+
+
+@pytest.mark.parametrize("gpu", ["T4", "H100_SXM"])
+def test_the_report_gives_the_decoding_speed_bound_for_inference(gpu):
+    calc = Calculator(model="llama-3.1-8b", mode="inference", gpu=gpu).set(batch=4, seq_len=2048)
+    bound = decode_speed("llama-3.1-8b", gpu, dtype="fp16", seq_len=2048, batch=4)
+    assert calc.speed == bound and calc.sharded is None
+    text = str(calc.report())
+    assert f"at most {bound.tokens_per_s:,.1f} tokens/s per sequence" in text and "upper bound" in text
+    assert f"{bound.batch_tokens_per_s:,.0f} for the batch of 4" in text
+    assert "upper bound" in calc.report()._repr_html_()
+    calc.set(dtype="int4")
+    assert calc.speed == decode_speed("llama-3.1-8b", gpu, dtype="int4", seq_len=2048, batch=4)
+
+
+@pytest.mark.parametrize("job", ["full", "qlora", "lora"])
+def test_the_report_gives_the_gpus_a_training_job_needs_with_zero3(job):
+    calc = Calculator(model="llama-3.1-70b", mode=job, gpu="H100_SXM")
+    options = {"seq_len": DEFAULT_TRAINING_TOKENS, "batch": 1, "checkpointing": True}
+    needed = gpus_needed(
+        "llama-3.1-70b", "H100_SXM", strategy="zero3", mode=JOBS[job].mode, dtype=calc.values["dtype"], **options
+    )
+    assert calc.speed is None and calc.sharded.gpus == needed.gpus and needed.gpus >= 1
+    assert f"Spread with ZeRO-3 over several {find_gpu('H100_SXM').name}: {needed.gpus} of them" in str(calc.report())
+    if job == "full":
+        assert needed.gpus > 1  # 70 billion parameters' training state is far more than one H100 holds
+    calc.set(checkpointing=False, seq_len=131072)  # activations are never split: no number of GPUs is enough
+    assert not calc.sharded and "no number of" in str(calc.report())
+
+
+def test_the_widget_takes_a_pasted_config_json():
+    calc = Calculator()
+    calc.widget()
+    calc.pasted.value = json.dumps(mixtral())
+    config = ModelConfig.from_hf_config(mixtral())
+    assert calc.values["model"] == config and config.name in calc.pasted_status.value
+    assert calc.controls["model"].value == "llama-3.1-8b"  # the list keeps its last catalog model
+    calc.controls["mode"].value = "full"  # other controls still work on the pasted model
+    assert calc.estimate.total == estimate(mixtral(), "full", "bf16", checkpointing=True).total and calc.sharded
+    calc.pasted.value = "{not json"
+    assert "config.json not used" in calc.pasted_status.value and calc.values["model"] == config
+    calc.controls["model"].value = "gpt2"  # a model from the list replaces the pasted one
+    assert calc.values["model"] == "gpt2" and calc.pasted.value == "" and calc.pasted_status.value == ""
+    calc.pasted.value = json.dumps(mixtral())
+    calc.pasted.value = ""  # emptied: back to the list's model
+    assert calc.values["model"] == "gpt2"

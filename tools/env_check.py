@@ -10,6 +10,11 @@ dependencies, as a plain `pip install` would) changes none of them: first with
 `pip install --dry-run --report`, then with `pip freeze` before and after. Last it runs every
 notebook under strict nbval in that environment, with the package as installed (not this folder).
 
+The colab profile also runs the real setup cell of every lesson with `google.colab` present, as Colab would:
+the cell's install line, with GitHub replaced by a local git repository of this working tree tagged with
+lessonkit/course.py's REF (`git+file://...@REF`), must install lessonkit, import it at its version, and
+change none of Colab's packages (SETUP_CELLS_PROFILES).
+
 Each profile installs the torch it names, from PyPI: Colab's 2.11.0 and pyproject.toml's lower bound.
 PyPI's Linux x86_64 torch is the CUDA build, so pip also installs torch's own nvidia-* wheels (an
 environment is 5 to 7 GB); that build runs on a machine without a GPU, as the CPU-only CI does. Colab
@@ -43,6 +48,14 @@ ENVS = ROOT / ".envs"
 # The notebook stack nbval needs, at versions that accept the old IPython/ipykernel Colab runs.
 TEST_TOOLS = ("nbval==0.11.0", "nbclient==0.11.0", "pytest==9.2.0")
 NBVAL_TIMEOUT_S = 900  # every lesson takes about a minute here
+SETUP_CELLS_PROFILES = ("colab",)
+FAKE_COLAB = 'import sys, types\nsys.modules["google.colab"] = types.ModuleType("google.colab")'
+REPORT = "import json, lessonkit\nprint(json.dumps([lessonkit.__version__, lessonkit.__file__]))"
+RUN_NOTEBOOK = """import json, sys, nbclient, nbformat
+nb = nbformat.read(sys.argv[1], as_version=4)
+nbclient.NotebookClient(nb, timeout=600, kernel_name="python3").execute()
+print(json.dumps([[o.get("text", "") + o.get("evalue", "") for o in c.get("outputs", [])] for c in nb.cells]))
+"""
 WATCHED = ("torch", "numpy", "matplotlib", "ipywidgets", "ipykernel", "ipython")
 
 
@@ -122,6 +135,99 @@ def build_wheel(work: Path) -> Path:
     return wheel
 
 
+def course_repository(work: Path) -> Path:
+    """A git repository of this working tree (tracked and new files, as `git ls-files` lists them), tagged REF."""
+    sys.path.insert(0, str(ROOT))
+    from lessonkit.course import REF
+
+    repo = work / "course"
+    shutil.rmtree(repo, ignore_errors=True)
+    listed = (
+        subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            cwd=ROOT,
+            check=True,
+            capture_output=True,
+        )
+        .stdout.decode()
+        .split("\0")
+    )
+    for name in filter(None, listed):
+        if (ROOT / name).is_file():
+            (repo / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, repo / name)
+    git = ["git", "-c", "user.name=env_check", "-c", "user.email=env_check@localhost", "-C", str(repo)]
+    run(["git", "init", "--quiet", str(repo)])
+    run([*git, "add", "--all"])
+    run([*git, "commit", "--quiet", "-m", "this working tree"])
+    run([*git, "tag", REF])
+    return repo
+
+
+def check_setup_cells(
+    python: Path, env_dir: Path, before: dict[str, str], lessons: list[Path] | None = None
+) -> list[str]:
+    """Run every lesson's setup cell with google.colab present, installing from a local copy at REF; problems."""
+    sys.path.insert(0, str(ROOT))
+    from lessonkit import __version__
+    from lessonkit.course import REPOSITORY
+
+    run([str(python), "-m", "pip", "uninstall", "--quiet", "--yes", "lessonkit"])
+    repo = course_repository(env_dir)
+    problems = []
+    for path in lessons or sorted(ROOT.glob("notebooks/[0-9][0-9]_*.ipynb")):
+        lesson = json.loads(path.read_text("utf-8"))
+        setup = next(c for c in lesson["cells"] if c["cell_type"] == "code")
+        source = "".join(setup["source"])
+        github = f"git+https://github.com/{REPOSITORY}.git@"
+        if github not in source:
+            problems.append(f"{path.name}: the setup cell does not install from {github}...")
+            continue
+        source = source.replace(github, f"git+file://localhost{repo}@")  # old pip refuses an empty host
+        cells = [FAKE_COLAB, source, REPORT]
+        mini = {
+            "cells": [
+                {
+                    "cell_type": "code",
+                    "execution_count": None,
+                    "id": f"c{i}",
+                    "metadata": {},
+                    "outputs": [],
+                    "source": cell,
+                }
+                for i, cell in enumerate(cells)
+            ],
+            "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+            "nbformat": 4,
+            "nbformat_minor": 5,
+        }
+        mini_path = env_dir / f"setup-{path.name}"
+        mini_path.write_text(json.dumps(mini), "utf-8")
+        done = subprocess.run(
+            [str(python), "-c", RUN_NOTEBOOK, str(mini_path)],
+            capture_output=True,
+            text=True,
+            env=dict(os.environ, PYDEVD_DISABLE_FILE_VALIDATION="1"),
+            cwd=env_dir,
+        )
+        if done.returncode != 0:
+            problems.append(f"{path.name}: the setup cell failed in fake Colab: {done.stderr.strip()[-600:]}")
+            continue
+        outputs = json.loads(done.stdout.strip().splitlines()[-1])
+        version, where = json.loads(outputs[2][0])
+        print(f"  {path.name}: setup cell installed lessonkit {version} ({where})", flush=True)
+        if version != __version__ or not Path(where).is_relative_to(python.parent.parent):
+            problems.append(f"{path.name}: after the setup cell, lessonkit {version} imports from {where}")
+    after = freeze(python)
+    changed = sorted(pkg for pkg in before.keys() | after.keys() if before.get(pkg) != after.get(pkg))
+    print(f"  setup cells: pip freeze changed for {changed}")
+    if changed != ["lessonkit"]:
+        problems.append(
+            f"the setup cells changed {sorted(set(changed) - {'lessonkit'})} (or did not install lessonkit)"
+        )
+    return problems
+
+
 def size_gb(path: Path) -> float:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file() and not f.is_symlink()) / 1e9
 
@@ -159,6 +265,8 @@ def check_profile(name: str, wheel: Path, interpreter: Path) -> list[str]:
     print(f"  pip freeze changed for: {sorted(changed)}")
     if changed != {"lessonkit"}:
         problems.append(f"installing lessonkit changed {sorted(changed - {'lessonkit'})}")
+    if name in SETUP_CELLS_PROFILES:
+        problems += check_setup_cells(python, env_dir, before)
 
     env = dict(os.environ, PYDEVD_DISABLE_FILE_VALIDATION="1")
     nbval = [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval", "--nbval-current-env"]

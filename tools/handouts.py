@@ -1,22 +1,42 @@
-"""Build the classroom handouts: run every lesson here, write self-contained HTML and one PDF (make handouts).
+"""Build the classroom handouts in two editions, student and teacher: HTML per lesson and one PDF each (make handouts).
 
-python tools/handouts.py                          # run every lesson, write dist/handouts/ (HTML + course.pdf)
+python tools/handouts.py                          # run every lesson, write dist/handouts/ (HTML + PDFs)
 python tools/handouts.py --no-pdf                 # HTML only: no chromium needed
 python tools/handouts.py --stored-outputs         # don't run: use the outputs stored in the notebooks
 python tools/handouts.py notebooks/02_cpu_vs_gpu_benchmark.ipynb
 
-Each dist/handouts/NN_name.html reads offline: styles, plots and math are inside the file (math as
-MathML, made here), remote scripts are left out, and each interactive widget shows the values and
-results it had when the handout was built. index.html is the cover page: which device the outputs
-came from, and when. course.pdf is the cover plus every lesson, printed by headless chromium through
-Playwright (the chromium of the system: Playwright never downloads a browser here); pdf/NN_name.pdf
-has each lesson on its own.
+What it writes (dist/handouts/ unless --out says otherwise):
+
+  index.html                 the two editions, with links to both
+  student/NN_name.html       student edition, one page per lesson: no solutions anywhere
+  student/index.html         its cover: which device made the outputs, when, and the lessons
+  teacher/NN_name.html       teacher edition: the student's pages plus each exercise's teacher notes
+  teacher/index.html         its cover
+  course-student.pdf         the student cover plus every lesson, ready to print
+  course-teacher.pdf         the same for the teacher edition
+  student/pdf/NN_name.pdf, teacher/pdf/NN_name.pdf   each lesson on its own
+
+Lessons come in reading order: the core path, then the optional deep dives (lessonkit.course), and
+the covers say which is which. The student edition has no worked solution, no <details> answer and
+no "For teachers" section: every answer cell shows `answer = ...` and every check "Not attempted".
+The build fails when a student page still shows an exercise's solution or its feedback
+(solution_leaks). The teacher edition has everything the student's has and, right after each check
+cell, that exercise's worked solution (explanation, code, answer) and a table of the intended answer
+and the common wrong answers with the exact feedback each gets (Exercise.teacher_notes()); a lesson's
+exercises that no check cell asks get theirs in an appendix at the end of the lesson.
+
+Each page reads offline: styles, plots and math are inside the file (math as MathML, made here),
+remote scripts are left out, and each interactive widget shows the values and results it had when
+the handout was built. The PDFs are printed by headless chromium through Playwright (the chromium of
+the system: Playwright never downloads a browser here). Files that a build before the two editions
+left (NN_name.html, course.pdf, pdf/) are removed.
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime as dt
+import functools
 import html
 import json
 import os
@@ -33,12 +53,14 @@ from urllib.parse import quote, unquote
 import jinja2
 import nbformat
 from nbconvert import HTMLExporter
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_output
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from lessonkit import __version__ as lessonkit_version  # noqa: E402
-from lessonkit.course import BRANCH, github_url  # noqa: E402
+from lessonkit.course import CORE_PATH, DEEP_DIVES, REF, github_url, lesson_kind  # noqa: E402
+from lessonkit.exercises import EXERCISES, Exercise, exercises_for  # noqa: E402
 from lessonkit.progress import ProgressBar  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -48,7 +70,8 @@ NOTEBOOKS = ROOT / "notebooks"
 ASSETS = Path(__file__).resolve().parent / "handouts"
 DEFAULT_OUT = ROOT / "dist" / "handouts"
 COURSE = "GPU Setup & Cloud"
-PDF_NAME = "course.pdf"
+GENERATOR = "handouts (tools/handouts.py)"  # in every handout's <meta name="generator">
+PDF_CREATOR = "tools/handouts.py (headless chromium + pypdf)"  # the /Creator of the PDFs it merges
 # Flags for a headless chromium on a machine with no network and no display.
 CHROMIUM_ARGS = (
     "--headless",
@@ -66,8 +89,13 @@ WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 
 
 def lessons(root: Path = ROOT) -> list[Path]:
-    """The numbered lesson notebooks, in order: notebooks/NN_name.ipynb."""
-    return sorted((root / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    """The numbered lesson notebooks, notebooks/NN_name.ipynb, in reading order (see reading_order)."""
+    return reading_order((root / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+
+
+def reading_order(paths: Iterable[Path]) -> list[Path]:
+    """Lessons as a learner reads them: lessonkit.course.CORE_PATH, then DEEP_DIVES, then any other by number."""
+    return sorted(paths, key=lambda p: (lesson_order(p.name[:2]), p.name))
 
 
 def lesson_title(nb: nbformat.NotebookNode, fallback: str) -> str:
@@ -326,7 +354,7 @@ def handout_href(href: str, notebook: Path, handout_of: Mapping[Path, str]) -> s
     except ValueError:
         return href
     kind = "tree" if target.is_dir() else "blob"
-    return f"{github_url()}/{kind}/{BRANCH}/{quote(inside.as_posix())}{mark}{fragment}"
+    return f"{github_url()}/{kind}/{REF}/{quote(inside.as_posix())}{mark}{fragment}"
 
 
 def rewrite_links(page: str, link: Callable[[str], str]) -> str:
@@ -375,6 +403,289 @@ def execute(nb: nbformat.NotebookNode, path: Path, label: str, progress: Progres
     return time.perf_counter() - started
 
 
+# --- the two editions: the student's (no solutions) and the teacher's (every solution) -------------
+
+STUDENT, TEACHER = "student", "teacher"
+EDITIONS = (STUDENT, TEACHER)
+EDITION_TITLES = {STUDENT: "Student edition", TEACHER: "Teacher edition"}
+PDF_NAMES = {STUDENT: "course-student.pdf", TEACHER: "course-teacher.pdf"}  # in the output folder
+EDITION_ABOUT = {
+    STUDENT: "No solutions: every answer cell shows answer = ... and every check says Not attempted.",
+    TEACHER: "Everything in the student edition, and after each exercise's check its worked solution and "
+    "the feedback that the intended answer and each common wrong answer get.",
+}
+KIND_LABELS = {"core": "core", "deep dive": "optional deep dive"}
+TEACHER_TAG = "handout-teacher"
+# A section whose heading starts "For teachers" (lesson 04 has one) is left out of the student edition.
+FOR_TEACHERS = re.compile(r"\A\s*(#{1,6})[ \t]+for teachers\b", re.IGNORECASE)
+HEADING = re.compile(r"^\s*(#{1,6})[ \t]+\S", re.MULTILINE)
+DETAILS = re.compile(r"<details\b.*?</details>[ \t]*\n?", re.IGNORECASE | re.DOTALL)
+EXERCISE_REF = re.compile(r"""EXERCISES\[\s*(["'])(?P<id>[^"']+)\1\s*\]""")
+CHECKS_ANSWER = re.compile(r"\.check\(\s*answer\s*\)")
+BLANK_ANSWER = "answer = ..."
+ASSIGNS_ANSWER = re.compile(r"^answer\s*=", re.MULTILINE)  # an answer cell: the code cell just before a check
+# Feedback shorter than this (without spaces) is too generic ("right.") to prove a leak on its own;
+# the verdict line around it ("✓ Correct (title):") is looked for as well.
+MIN_MESSAGE_CHARS = 20
+WITHHELD = (
+    '<div class="handout-withheld">Worked solution left out of the student edition: the teacher edition has it.</div>'
+)
+
+
+def lesson_order(number: str) -> tuple[int, str]:
+    """A sort key for lesson `number`: the core path, then the deep dives (lessonkit.course), then any other."""
+    order = CORE_PATH + DEEP_DIVES
+    return (order.index(number), "") if number in order else (len(order), number)
+
+
+def kind_label(number: str) -> str:
+    """'core' or 'optional deep dive' for a lesson number; '' for a notebook that is neither."""
+    try:
+        return KIND_LABELS[lesson_kind(number)]
+    except ValueError:
+        return ""
+
+
+def lesson_exercises(number: str) -> list[Exercise]:
+    """The exercises of lesson `number` (lessonkit.exercises.exercises_for); none when it has none."""
+    try:
+        return exercises_for(number)
+    except ValueError:
+        return []
+
+
+@functools.cache
+def _solution(ex: Exercise) -> Any:
+    """ex.solution(), made once per build (on a GPU, lesson 04's speed-up solution measures)."""
+    return ex.solution()
+
+
+@functools.cache
+def _notes(ex: Exercise) -> tuple[Any, ...]:
+    """ex.teacher_notes(), made once per build."""
+    return tuple(ex.teacher_notes())
+
+
+def find_exercise(ident: str, lesson: str) -> Exercise:
+    """EXERCISES[ident], or a RuntimeError naming the lesson that asks for an exercise that does not exist."""
+    if ident not in EXERCISES:
+        raise RuntimeError(f"{lesson} asks for exercise {ident!r}, which lessonkit.exercises does not have")
+    return EXERCISES[ident]
+
+
+@dataclass(frozen=True)
+class Asked:
+    """Where a lesson asks its checked exercises (check cells by index) and which others it only uses (demos)."""
+
+    checks: tuple[tuple[int, str], ...]  # (index of the check cell, exercise id), in order
+    demos: tuple[str, ...]  # ids its code uses without asking them (lesson 04's warm-up)
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        return tuple(ident for _, ident in self.checks)
+
+
+def asked_exercises(nb: nbformat.NotebookNode) -> Asked:
+    """The check cells of `nb` (code naming EXERCISES["id"] and calling .check(answer)), and its other uses."""
+    checks, used = [], []
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        ids = [m.group("id") for m in EXERCISE_REF.finditer(cell.source)]
+        if ids and CHECKS_ANSWER.search(cell.source):
+            checks += [(index, ident) for ident in ids]
+        else:
+            used += ids
+    asked = {ident for _, ident in checks}
+    demos = tuple(dict.fromkeys(ident for ident in used if ident not in asked))
+    return Asked(tuple(checks), demos)
+
+
+def _copy(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    return nbformat.from_dict(json.loads(json.dumps(nb)))
+
+
+def _plain(output: Mapping[str, Any]) -> str:
+    if output.get("output_type") == "stream":
+        return _text(output.get("text", ""))
+    return _text(output.get("data", {}).get("text/plain", ""))
+
+
+def _shows_solution(output: Mapping[str, Any], hidden: Iterable[Exercise]) -> bool:
+    """True when `output` is a Solution box of any exercise, or a verdict (✓/✗) of one in `hidden`."""
+    text = _plain(output).lstrip()
+    if text.startswith("Solution (") and any(text.startswith(f"Solution ({ex.title}):") for ex in EXERCISES.values()):
+        return True
+    return any(text.startswith((f"✓ Correct ({ex.title})", f"✗ Not quite ({ex.title})")) for ex in hidden)
+
+
+def _result_output(ex: Exercise, execution_count: int | None) -> nbformat.NotebookNode:
+    result = ex.check(..., record=False)
+    return new_output(
+        "execute_result",
+        data={"text/html": result._repr_html_(), "text/plain": str(result)},
+        execution_count=execution_count,
+    )
+
+
+def student_notebook(nb: nbformat.NotebookNode, lesson: str) -> nbformat.NotebookNode:
+    """The student edition of executed lesson `lesson` (NN_name.ipynb): no solution, no <details>, exercises blank.
+
+    Each check cell's answer cell becomes `answer = ...` and its output "Not attempted"; a Solution box
+    (or a ✓/✗ verdict of an asked exercise) anywhere else is replaced by a note; `<details>` blocks are
+    removed from the markdown, and a "For teachers" section is left out. Works on a copy.
+    """
+    nb = _copy(nb)
+    asked = asked_exercises(nb)
+    blank: dict[int, int] = {}  # check cell -> its answer cell
+    for index, ident in asked.checks:
+        ex = find_exercise(ident, lesson)
+        nb.cells[index].outputs = [_result_output(ex, nb.cells[index].get("execution_count"))]
+        before = nb.cells[index - 1] if index else None
+        if before is not None and before.cell_type == "code" and ASSIGNS_ANSWER.search(before.source):
+            blank[index] = index - 1
+    for answer_cell in blank.values():
+        nb.cells[answer_cell].source = BLANK_ANSWER
+        nb.cells[answer_cell].outputs = []
+    hidden = [EXERCISES[i] for i in dict.fromkeys(asked.ids)]
+    checks = {index for index, _ in asked.checks}
+    kept, skip_level = [], 0
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type == "markdown":
+            heading = HEADING.match(cell.source)
+            if skip_level and heading and len(heading.group(1)) <= skip_level:
+                skip_level = 0
+            teachers = FOR_TEACHERS.match(cell.source)
+            if teachers:
+                skip_level = len(teachers.group(1))
+        if skip_level:
+            continue
+        if cell.cell_type == "markdown" and "<details" in cell.source.lower():
+            cell.source = DETAILS.sub("", cell.source)
+            if not cell.source.strip():
+                continue
+        if cell.cell_type == "code" and index not in checks:
+            cell.outputs = [
+                new_output("display_data", data={"text/html": WITHHELD, "text/plain": "(solution withheld)"})
+                if _shows_solution(out, hidden)
+                else out
+                for out in cell.outputs
+            ]
+        kept.append(cell)
+    nb.cells = kept
+    return nb
+
+
+def _inline(text: str) -> str:
+    """Text as HTML: escaped, `code` spans as <code>, line breaks kept."""
+    escaped = re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(text))
+    return escaped.replace("\n", "<br>")
+
+
+def teacher_notes_html(ex: Exercise) -> str:
+    """One exercise's teacher notes: its worked solution, then each anticipated answer and its exact feedback."""
+    rows = []
+    for number, note in enumerate(_notes(ex)):
+        mark = {"correct": "✓", "incorrect": "✗", "unreadable": "?", "not attempted": "○"}.get(note.status, "")
+        role = "intended answer" if number == 0 else "common wrong answer"
+        rows.append(
+            f'<tr class="handout-note-{html.escape(note.status.replace(" ", "-"))}">'
+            f"<td><code>{html.escape(str(note.answer_text))}</code><br><small>{role}</small></td>"
+            f"<td>{mark} {html.escape(note.status)}</td><td>{_inline(note.message)}</td></tr>"
+        )
+    table = (
+        '<table class="handout-teacher-table"><thead><tr><th>Answer</th><th>Verdict</th>'
+        f"<th>Feedback the learner sees</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    )
+    return (
+        f'<div class="handout-teacher-notes" data-exercise="{html.escape(ex.id)}">'
+        f'<div class="handout-teacher-label">Teacher edition · exercise <code>{html.escape(ex.id)}</code>: '
+        f"{html.escape(ex.title)}</div>{_solution(ex)._repr_html_()}{table}</div>"
+    )
+
+
+def _teacher_cell(ex: Exercise) -> nbformat.NotebookNode:
+    notes = teacher_notes_html(ex)
+    cell = new_code_cell(
+        "",
+        id=f"teacher-{re.sub(r'[^A-Za-z0-9_-]', '-', ex.id)}"[:64],
+        metadata={"transient": {"remove_source": True}, "tags": [TEACHER_TAG]},
+    )
+    cell.outputs = [new_output("display_data", data={"text/html": notes, "text/plain": str(_solution(ex))})]
+    return cell
+
+
+def teacher_notebook(nb: nbformat.NotebookNode, lesson: str) -> nbformat.NotebookNode:
+    """The teacher edition of executed lesson `lesson` (NN_name.ipynb): all of it, notes after each check cell.
+
+    The lesson's exercises (lessonkit.exercises.exercises_for) that no check cell asks, its warm-up
+    demo among them, get their notes in an appendix at the end. Works on a copy.
+    """
+    nb = _copy(nb)
+    asked = asked_exercises(nb)
+    after: dict[int, list[Exercise]] = {}
+    for index, ident in asked.checks:
+        after.setdefault(index, []).append(find_exercise(ident, lesson))
+    cells = []
+    for index, cell in enumerate(nb.cells):
+        cells.append(cell)
+        cells += [_teacher_cell(ex) for ex in after.get(index, [])]
+    rest = [ex for ex in lesson_exercises(lesson[:2]) if ex.id not in set(asked.ids)]
+    if rest:
+        intro = (
+            "## Teacher's appendix: the other exercises of this lesson\n\n"
+            "Exercises of this lesson that no check cell above asks, with their worked solutions and feedback."
+        )
+        cells.append(new_markdown_cell(intro, id="teacher-appendix"))
+        cells += [_teacher_cell(ex) for ex in rest]
+    nb.cells = cells
+    return nb
+
+
+def visible_text(page: str) -> str:
+    """What a reader of `page` can read, squeezed: no styles or scripts, no tags, no whitespace at all."""
+    body = re.sub(r"(?is)<(style|script)\b.*?</\1\s*>", "", page)
+    return squeeze(html.unescape(re.sub(r"<[^>]*>", "", body)))
+
+
+def squeeze(text: str) -> str:
+    """`text` without whitespace, backticks and asterisks, so wrapping and markdown's code and bold do not matter."""
+    return re.sub(r"[\s`*]+", "", text)
+
+
+def solution_leaks(page: str, asked: Iterable[str] = (), demos: Iterable[str] = ()) -> list[str]:
+    """What `page` (a student handout) shows that it must not; empty when it is clean.
+
+    It must show no `<details>` element and no exercise's worked solution (its "Solution (title):" box
+    or its explanation). Of the exercises that are not the lesson's demos (`demos`: lesson 04's
+    warm-up shows its own feedback on purpose), it must show no ✓/✗ verdict and none of the feedback
+    that their teacher notes list. Exercises in `asked` are named first in the report.
+    """
+    found = []
+    if re.search(r"<details\b", page, re.IGNORECASE):
+        found.append("a <details> block")
+    text = visible_text(page)
+    exempt = set(demos)
+    order = list(dict.fromkeys([*asked, *EXERCISES]))
+    for ident in order:
+        ex = EXERCISES[ident]
+        solution = _solution(ex)
+        if squeeze(f"Solution ({ex.title}):") in text:
+            found.append(f"{ident}: its Solution box")
+        if squeeze(solution.explanation) in text:
+            found.append(f"{ident}: its solution's explanation")
+        if ident in exempt:
+            continue
+        for verdict in ("✓ Correct", "✗ Not quite"):
+            if squeeze(f"{verdict} ({ex.title}):") in text:
+                found.append(f"{ident}: a {verdict[2:]!r} verdict")
+        for note in _notes(ex):
+            message = squeeze(note.message)
+            if note.status != "not attempted" and len(message) >= MIN_MESSAGE_CHARS and message in text:
+                found.append(f"{ident}: the feedback for {note.answer_text} ({note.status})")
+    return list(dict.fromkeys(found))
+
+
 # --- the pages -------------------------------------------------------------------------------------
 
 
@@ -391,6 +702,8 @@ class Handout:
     formulas: int = 0
     pdf_pages: int = 0
     pages: str = ""
+    edition: str = STUDENT
+    kind: str = ""  # 'core', 'optional deep dive', or '' for a notebook outside the course's two routes
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -399,12 +712,20 @@ class Handout:
 
 
 def to_html(
-    nb: nbformat.NotebookNode, title: str, stamp: str, links: Callable[[str], str] | None = None
+    nb: nbformat.NotebookNode,
+    title: str,
+    stamp: str,
+    links: Callable[[str], str] | None = None,
+    edition: str | None = None,
 ) -> tuple[str, int]:
     """The handout page of an executed notebook, and how many formulas it holds.
 
     `links` rewrites each relative link (see handout_href); without it they are left as written.
+    `edition` (STUDENT or TEACHER) is named in the banner; the notebook must already be that edition's
+    (student_notebook, teacher_notebook).
     """
+    if edition is not None and edition not in EDITIONS:
+        raise ValueError(f"edition must be one of {list(EDITIONS)} or None, got {edition!r}")
     nb = nbformat.from_dict(json.loads(json.dumps(nb)))  # a copy: the caller's notebook is left as it was
     nb.metadata["title"] = title
     formulas: list[tuple[str, bool]] = []
@@ -420,7 +741,9 @@ def to_html(
         embed_images=True,
     )
     css = (ASSETS / "handout.css").read_text("utf-8")
-    page, _ = exporter.from_notebook_node(nb, resources={"handout": {"css": css, "course": COURSE, "stamp": stamp}})
+    banner = f"{COURSE} · {EDITION_TITLES[edition].lower()}" if edition else f"{COURSE} · handout"
+    resources = {"handout": {"css": css, "banner": banner, "stamp": stamp}}
+    page, _ = exporter.from_notebook_node(nb, resources=resources)
     for index, (tex, display) in enumerate(formulas):
         page = page.replace(math_placeholder(index), render_math(tex, display))
     page = mark_bare_links(replace_remote_images(page))
@@ -445,8 +768,14 @@ def cover_html(
     generated: str,
     links: bool,
     pdf_name: str | None,
+    edition: str = STUDENT,
 ) -> str:
-    """The cover page: what these handouts are, which device made the outputs, when, and the lessons."""
+    """The cover page of one edition: what it holds, which device made the outputs, when, and the lessons.
+
+    Each lesson is marked core or optional deep dive; `pdf_name` is the PDF's address from the cover.
+    """
+    if edition not in EDITIONS:
+        raise ValueError(f"edition must be one of {list(EDITIONS)}, got {edition!r}")
     environment = jinja2.Environment(loader=jinja2.FileSystemLoader(str(ASSETS)), autoescape=False)
     software = (
         f"lessonkit {lessonkit_version}, PyTorch {_torch_version()}, "
@@ -458,7 +787,12 @@ def cover_html(
         device_rows=device_rows,
         generated=generated,
         software=software,
-        lessons=[{"number": h.number, "title": h.title, "html_name": h.html_name, "pages": h.pages} for h in handouts],
+        lessons=[
+            {"number": h.number, "title": h.title, "html_name": h.html_name, "pages": h.pages, "kind": h.kind}
+            for h in handouts
+        ],
+        edition=EDITION_TITLES[edition],
+        edition_about=EDITION_ABOUT[edition],
         links=links,
         pdf_name=pdf_name,
         repository_url=github_url(),
@@ -533,21 +867,31 @@ def merge_pdfs(parts: list[tuple[Path, str]], target: Path, title: str) -> int:
     writer = PdfWriter()
     for path, bookmark in parts:
         writer.append(str(path), outline_item=bookmark)
-    writer.add_metadata({"/Title": title, "/Creator": "tools/handouts.py (headless chromium + pypdf)"})
+    writer.add_metadata({"/Title": title, "/Creator": PDF_CREATOR})
     with open(target, "wb") as f:
         writer.write(f)
     return len(writer.pages)
 
 
 def build_pdf(
-    handouts: list[Handout], out: Path, chromium: str, paper: str, cover: Callable[[bool], str], footer: str
+    handouts: list[Handout],
+    folder: Path,
+    target: Path,
+    chromium: str,
+    paper: str,
+    cover: Callable[[bool], str],
+    footer: str,
+    title: str,
 ) -> Path:
-    """Print every lesson, then the cover with each lesson's page range, and merge them into course.pdf."""
-    pdf_dir = out / "pdf"
+    """Print one edition's lessons (in `folder`), then its cover with their page ranges; merge them into `target`.
+
+    Each lesson's own PDF stays in folder/pdf/.
+    """
+    pdf_dir = folder / "pdf"
     pdf_dir.mkdir(parents=True, exist_ok=True)
     jobs = [(h.html_path, pdf_dir / f"{h.html_path.stem}.pdf", f"{h.title} · {footer}") for h in handouts]
     asked = print_pdfs(jobs, chromium, paper)
-    cover_pages, cover_pdf, cover_page = 1, pdf_dir / "00_cover.pdf", out / "cover-print.html"
+    cover_pages, cover_pdf, cover_page = 1, pdf_dir / "00_cover.pdf", folder / "cover-print.html"
     for h, (_, pdf, _) in zip(handouts, jobs):
         h.pdf_pages = page_count(pdf)
     for _ in range(3):  # the cover lists page ranges, which depend on how long the cover itself is
@@ -563,9 +907,8 @@ def build_pdf(
     cover_page.unlink()
     if asked:
         raise RuntimeError(f"the handouts asked the network for {sorted(set(asked))}: they must be self-contained")
-    target = out / PDF_NAME
     parts = [(cover_pdf, "Cover: device and date")] + [(pdf, h.title) for h, (_, pdf, _) in zip(handouts, jobs)]
-    merge_pdfs(parts, target, f"{COURSE}: course handouts")
+    merge_pdfs(parts, target, title)
     cover_pdf.unlink()
     return target
 
@@ -573,8 +916,49 @@ def build_pdf(
 # --- main ------------------------------------------------------------------------------------------
 
 
+def _pdf_creator(path: Path) -> str:
+    """The /Creator a PDF names in its metadata; '' when it names none or cannot be read."""
+    try:
+        if path.read_bytes()[:5] != b"%PDF-":
+            return ""
+        from pypdf import PdfReader  # in requirements-e2e.txt, imported only when needed
+
+        return str((PdfReader(str(path)).metadata or {}).get("/Creator", ""))
+    except Exception:  # not a PDF, a damaged one, or no pypdf here: not ours to remove
+        return ""
+
+
+def remove_old_layout(out: Path) -> list[Path]:
+    """Remove what a build before the two editions left in `out` (NN_name.html, course.pdf, pdf/); return it.
+
+    Only files this tool made are removed: handouts carrying its generator tag, PDFs it merged or printed.
+    """
+    removed = []
+    for page in out.glob("[0-9][0-9]_*.html"):
+        if GENERATOR in page.read_text("utf-8", errors="replace"):
+            removed.append(page)
+    old_pdf = out / "course.pdf"
+    if old_pdf.is_file() and PDF_CREATOR in _pdf_creator(old_pdf):
+        removed.append(old_pdf)
+    removed += list((out / "pdf").glob("[0-9][0-9]_*.pdf"))  # each lesson's PDF, printed by an earlier build
+    for path in removed:
+        path.unlink()
+    if (out / "pdf").is_dir() and not any((out / "pdf").iterdir()):
+        (out / "pdf").rmdir()
+    return removed
+
+
+def editions_html(generated: str, pdfs: Mapping[str, str | None]) -> str:
+    """dist/handouts/index.html: the two editions, with their covers and (when printed) their PDFs."""
+    environment = jinja2.Environment(loader=jinja2.FileSystemLoader(str(ASSETS)), autoescape=True)
+    editions = [
+        {"folder": e, "title": EDITION_TITLES[e], "about": EDITION_ABOUT[e], "pdf": pdfs.get(e)} for e in EDITIONS
+    ]
+    return environment.get_template("editions.html.j2").render(course=COURSE, generated=generated, editions=editions)
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("notebooks", nargs="*", type=Path, help="default: every notebooks/NN_*.ipynb")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output folder (default dist/handouts)")
     parser.add_argument("--stored-outputs", action="store_true", help="don't run the lessons: use stored outputs")
@@ -587,7 +971,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
 
-    paths = [p.resolve() for p in args.notebooks] or lessons()
+    paths = reading_order(p.resolve() for p in args.notebooks) if args.notebooks else lessons()
     if not paths:
         parser.error("no notebooks/NN_*.ipynb found")
     for path in paths:
@@ -609,50 +993,88 @@ def main(argv: list[str] | None = None) -> int:
         run_note = f"Every lesson was run top to bottom on this device: {device}."
         stamp = f"outputs from {device} · {generated}"
 
-    args.out.mkdir(parents=True, exist_ok=True)
+    folders = {edition: args.out / edition for edition in EDITIONS}
+    for folder in folders.values():
+        folder.mkdir(parents=True, exist_ok=True)
     progress = Progress()
-    started = time.perf_counter()
-    handouts = []
+    for old in remove_old_layout(args.out):
+        progress.line(f"removed {old.name}, left by a build before the two editions")
     # Links between lessons go to the handouts beside them: those built now, and those an earlier build left.
-    handout_of = {p: f"{p.stem}.html" for p in lessons() if (args.out / f"{p.stem}.html").is_file()}
-    handout_of.update({p: f"{p.stem}.html" for p in paths})
+    handout_of: dict[str, dict[Path, str]] = {}
+    for edition, folder in folders.items():
+        handout_of[edition] = {p: f"{p.stem}.html" for p in lessons() if (folder / f"{p.stem}.html").is_file()}
+        handout_of[edition].update({p: f"{p.stem}.html" for p in paths})
+    started = time.perf_counter()
+    built: dict[str, list[Handout]] = {edition: [] for edition in EDITIONS}
     action = "using stored outputs of" if args.stored_outputs else "running"
-    progress.line(f"Handouts: {action} {len(paths)} lessons; outputs from {device}")
+    progress.line(f"Handouts, student and teacher editions: {action} {len(paths)} lessons; outputs from {device}")
     for i, path in enumerate(paths, 1):
         nb = nbformat.read(path, as_version=4)
-        h = Handout(path, path.name[:2], lesson_title(nb, path.stem), args.out / f"{path.stem}.html")
+        number, title = path.name[:2], lesson_title(nb, path.stem)
         label = f"[{i}/{len(paths)}] {path.name}"
-        if not args.stored_outputs:
-            h.seconds = execute(nb, path, label, progress, args.timeout)
-        h.widgets = staticize_widgets(nb)
-        page, h.formulas = to_html(nb, h.title, stamp, lambda href, path=path: handout_href(href, path, handout_of))
-        remote = remote_references(page)
-        if remote:
-            raise RuntimeError(f"{h.html_name} would fetch {remote}: a handout must be self-contained")
-        h.html_path.write_text(page, "utf-8")
-        ran = f"ran in {h.seconds:.1f} s, " if h.seconds is not None else ""
+        seconds = None if args.stored_outputs else execute(nb, path, label, progress, args.timeout)
+        widgets = staticize_widgets(nb)
+        asked = asked_exercises(nb)
+        noted = {*asked.ids, *(ex.id for ex in lesson_exercises(number))}
+        for edition, folder in folders.items():
+            h = Handout(path, number, title, folder / f"{path.stem}.html", seconds, widgets, edition=edition)
+            h.kind = kind_label(number)
+            made = student_notebook(nb, path.name) if edition == STUDENT else teacher_notebook(nb, path.name)
+            page, h.formulas = to_html(
+                made, title, stamp, lambda href, path=path, e=edition: handout_href(href, path, handout_of[e]), edition
+            )
+            remote = remote_references(page)
+            if remote:
+                raise RuntimeError(f"{edition}/{h.html_name} would fetch {remote}: a handout must be self-contained")
+            if edition == STUDENT:
+                leaks = solution_leaks(page, asked.ids, asked.demos)
+                if leaks:
+                    raise RuntimeError(f"the student edition of {path.name} shows what it must not: {leaks}")
+            else:
+                shown = set(re.findall(r'class="handout-teacher-notes" data-exercise="([^"]+)"', page))
+                if shown != {html.escape(i) for i in noted}:
+                    raise RuntimeError(f"the teacher edition of {path.name} has notes for {shown}, not {noted}")
+            h.html_path.write_text(page, "utf-8")
+            built[edition].append(h)
+        ran = f"ran in {seconds:.1f} s, " if seconds is not None else ""
+        shown = args.out.relative_to(ROOT) if args.out.is_relative_to(ROOT) else args.out
         progress.line(
-            f"{label}: {ran}{h.widgets} widget(s) made static, {h.formulas} formula(s) -> "
-            f"{h.html_path.relative_to(ROOT) if h.html_path.is_relative_to(ROOT) else h.html_path}"
-        )
-        handouts.append(h)
-
-    def cover(links: bool) -> str:
-        return cover_html(
-            handouts,
-            run_note=run_note,
-            device_rows=device_rows,
-            generated=generated,
-            links=links,
-            pdf_name=None if args.no_pdf else PDF_NAME,
+            f"{label}: {ran}{widgets} widget(s) made static, {h.formulas} formula(s), {len(noted)} exercise(s) "
+            f"-> {shown}/{{{','.join(EDITIONS)}}}/{path.stem}.html"
         )
 
-    if not args.no_pdf:
-        progress.line(f"Printing {len(handouts)} lessons and the cover with {args.chromium} ...")
-        pdf = build_pdf(handouts, args.out, args.chromium, args.paper, cover, f"outputs from {device}, {generated}")
-        total = sum(h.pdf_pages for h in handouts)
-        progress.line(f"{pdf}: {page_count(pdf)} pages ({total} of lessons), {pdf.stat().st_size / 1e6:.1f} MB")
-    (args.out / "index.html").write_text(cover(True), "utf-8")
+    pdfs: dict[str, str | None] = {edition: None if args.no_pdf else PDF_NAMES[edition] for edition in EDITIONS}
+    for edition, folder in folders.items():
+
+        def cover(links: bool, edition: str = edition) -> str:
+            pdf = pdfs[edition]
+            return cover_html(
+                built[edition],
+                run_note=run_note,
+                device_rows=device_rows,
+                generated=generated,
+                links=links,
+                pdf_name=f"../{pdf}" if pdf else None,
+                edition=edition,
+            )
+
+        if not args.no_pdf:
+            progress.line(f"Printing the {edition} edition: {len(built[edition])} lessons and the cover ...")
+            target = build_pdf(
+                built[edition],
+                folder,
+                args.out / PDF_NAMES[edition],
+                args.chromium,
+                args.paper,
+                cover,
+                f"{EDITION_TITLES[edition]} · outputs from {device}, {generated}",
+                f"{COURSE}: course handouts, {EDITION_TITLES[edition].lower()}",
+            )
+            total = sum(h.pdf_pages for h in built[edition])
+            size = target.stat().st_size / 1e6
+            progress.line(f"{target}: {page_count(target)} pages ({total} of lessons), {size:.1f} MB")
+        (folder / "index.html").write_text(cover(True), "utf-8")
+    (args.out / "index.html").write_text(editions_html(generated, pdfs), "utf-8")
     progress.line(f"Done in {time.perf_counter() - started:.1f} s: open {args.out / 'index.html'}")
     return 0
 

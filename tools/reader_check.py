@@ -43,7 +43,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from lessonkit.course import BRANCH, github_url  # noqa: E402
+from lessonkit.course import REF, github_url  # noqa: E402
 
 ALLOW_MATH_TAG = "allow-math"
 
@@ -186,7 +186,7 @@ def raw_problems(text: str) -> list[str]:
 
 SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 LINE_ANCHOR = re.compile(r"L\d+(?:-L\d+)?")
-REPOSITORY_FILES = tuple(f"{github_url()}/{kind}/{BRANCH}/" for kind in ("blob", "tree"))
+REPOSITORY_FILES = tuple(f"{github_url()}/{kind}/{REF}/" for kind in ("blob", "tree"))
 
 
 def heading_text(markdown: str) -> str:

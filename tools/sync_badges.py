@@ -1,5 +1,12 @@
-"""Rewrite every notebook's Colab badge, Colab install line and Colab metadata, and the README's
-lesson table, from lessonkit/course.py: the one place that names the repository (make badges)."""
+"""Rewrite every notebook's Colab badge, setup cell and Colab metadata, and the README's lesson table and
+install line, from lessonkit/course.py: the one place that names the repository and its ref (make badges).
+
+    python tools/sync_badges.py                                  # after editing a lesson or course.py
+    python tools/sync_badges.py --repo owner/name --ref v0.1.0   # for your own published copy
+
+--repo and --ref first rewrite REPOSITORY and REF in lessonkit/course.py and the Course address in
+pyproject.toml, then everything else follows from them.
+"""
 
 from __future__ import annotations
 
@@ -13,12 +20,16 @@ import nbformat
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from lessonkit.course import BRANCH, colab_badge, colab_install_command, github_url  # noqa: E402
+from reading_time import estimates, rounded_minutes  # noqa: E402
+
+from lessonkit import course  # noqa: E402
 
 BADGE_LINE = re.compile(r"^\[!\[Open In Colab\]\(.*$", re.MULTILINE)
-INSTALL_LINE = re.compile(r"^(\s*)%pip install .*$", re.MULTILINE)
-# `pip install git+https://github.com/OWNER/REPO.git@BRANCH` lines in the README (the doctor section).
-README_INSTALL = re.compile(r"git\+https://github\.com/[\w.-]+/[\w.-]+?\.git@[\w./-]+")
+SETUP_MARK = 'if "google.colab" in sys.modules:'
+# The README's `pip install ... git+https://github.com/OWNER/REPO.git@REF...` line (the doctor section).
+README_INSTALL = re.compile(r"^pip install .*git\+https://github\.com/.*$", re.MULTILINE)
+COURSE_LINES = {"REPOSITORY": re.compile(r'^REPOSITORY = ".*"$', re.M), "REF": re.compile(r'^REF = ".*"$', re.M)}
+PYPROJECT_COURSE = re.compile(r'^Course = "https://github\.com/.*"$', re.MULTILINE)
 TABLE = re.compile(r"(<!-- lessons:start -->\n).*?(<!-- lessons:end -->)", re.DOTALL)
 COLAB_METADATA = {"accelerator": "GPU", "colab": {"gpuType": "T4", "provenance": []}}
 
@@ -42,11 +53,11 @@ def sync_notebook(path: Path) -> bool:
     first = nb.cells[0]
     if not BADGE_LINE.search(first.source):
         raise SystemExit(f"{path.name}: the first cell has no 'Open In Colab' badge line to update")
-    first.source = BADGE_LINE.sub(colab_badge(path.name), first.source)
+    first.source = BADGE_LINE.sub(course.colab_badge(path.name), first.source)
     setup = next(c for c in nb.cells if c.cell_type == "code")
-    if not INSTALL_LINE.search(setup.source):
-        raise SystemExit(f"{path.name}: the first code cell has no '%pip install' line to update")
-    setup.source = INSTALL_LINE.sub(lambda m: f"{m.group(1)}%{colab_install_command()}", setup.source)
+    if SETUP_MARK not in setup.source:
+        raise SystemExit(f"{path.name}: the first code cell is not the Colab setup cell (no '{SETUP_MARK}')")
+    setup.source = course.setup_cell()
     nb.metadata.update(COLAB_METADATA)
     changed = nbformat.writes(nb) != before
     if changed:
@@ -54,24 +65,79 @@ def sync_notebook(path: Path) -> bool:
     return changed
 
 
+TEMPLATE = ROOT / "templates" / "lesson_template.ipynb"
+
+
+def sync_template() -> bool:
+    """The lesson template's setup cell, so a new lesson starts from the current one (its badge is a placeholder)."""
+    nb = nbformat.read(TEMPLATE, as_version=4)
+    setup = next(c for c in nb.cells if c.cell_type == "code")
+    if setup.source == course.setup_cell():
+        return False
+    setup.source = course.setup_cell()
+    nbformat.write(nb, TEMPLATE)
+    return True
+
+
 def lesson_table() -> str:
-    rows = ["| Lesson | Open in Colab |", "|---|---|"]
-    for path in lesson_paths():
-        nb = nbformat.read(path, as_version=4)
-        rows.append(f"| [{title_of(nb)}](notebooks/{path.name}) | {colab_badge(path.name)} |")
-    return "\n".join(rows) + "\n"
+    """Two tables, the core path then the optional deep dives, in reading order (lessonkit/course.py), each lesson
+    with its time from tools/reading_time.py rounded up to 5 minutes."""
+    by_number = {path.name[:2]: path for path in lesson_paths()}
+    listed = set(course.CORE_PATH + course.DEEP_DIVES)
+    if set(by_number) != listed:
+        raise SystemExit(
+            f"notebooks/ has lessons {sorted(by_number)} but lessonkit/course.py lists {sorted(listed)}: "
+            "add each lesson to CORE_PATH or DEEP_DIVES"
+        )
+    minutes = {row.number: rounded_minutes(row) for row in estimates()}
+    parts = []
+    for heading, numbers in (("Core path", course.CORE_PATH), ("Optional deep dives", course.DEEP_DIVES)):
+        total = sum(minutes[n] for n in numbers)
+        rows = [f"**{heading}** (about {total} minutes)", "", "| Lesson | Time | Open in Colab |", "|---|---|---|"]
+        for number in numbers:
+            path = by_number[number]
+            nb = nbformat.read(path, as_version=4)
+            link = f"[{title_of(nb)}](notebooks/{path.name})"
+            rows.append(f"| {link} | {minutes[number]} min | {course.colab_badge(path.name)} |")
+        parts.append("\n".join(rows) + "\n")
+    return "\n".join(parts)
+
+
+def publish(repo: str, ref: str) -> None:
+    """Write `repo` and `ref` into lessonkit/course.py and pyproject.toml, and use them from now on."""
+    values = {"REPOSITORY": course.check_repository(repo), "REF": course.check_ref(ref)}
+    source = ROOT / "lessonkit" / "course.py"
+    text = source.read_text("utf-8")
+    for name, line in COURSE_LINES.items():
+        if len(line.findall(text)) != 1:
+            raise SystemExit(f'lessonkit/course.py must have exactly one line `{name} = "..."` to rewrite')
+        text = line.sub(f'{name} = "{values[name]}"', text)
+    source.write_text(text, "utf-8")
+    pyproject = ROOT / "pyproject.toml"
+    pyproject.write_text(PYPROJECT_COURSE.sub(f'Course = "https://github.com/{repo}"', pyproject.read_text("utf-8")))
+    course.REPOSITORY, course.REF = values["REPOSITORY"], values["REF"]
+    print(f"lessonkit/course.py: REPOSITORY = {repo!r}, REF = {ref!r}")
 
 
 def main() -> int:
-    argparse.ArgumentParser(description=__doc__).parse_args()  # no options; --help explains
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repo", help="your published copy on GitHub, as owner/name")
+    parser.add_argument("--ref", help="the tag (such as v0.1.0) or commit the badges open and Colab installs")
+    args = parser.parse_args()
+    if args.repo or args.ref:
+        try:
+            publish(args.repo or course.REPOSITORY, args.ref or course.REF)
+        except ValueError as problem:
+            parser.error(str(problem))
     for path in lesson_paths():
         print(f"{path.name}: {'updated' if sync_notebook(path) else 'already in sync'}")
+    print(f"{TEMPLATE.name}: {'updated' if sync_template() else 'already in sync'}")
     readme = ROOT / "README.md"
     text = readme.read_text("utf-8")
     if not TABLE.search(text):
         raise SystemExit("README.md has no '<!-- lessons:start -->' ... '<!-- lessons:end -->' block")
     new = TABLE.sub(lambda m: m.group(1) + lesson_table() + m.group(2), text)
-    new = README_INSTALL.sub(f"git+{github_url()}.git@{BRANCH}", new)
+    new = README_INSTALL.sub(course.install_command(), new)
     if new != text:
         readme.write_text(new, "utf-8")
     print(f"README.md: {'updated' if new != text else 'already in sync'}")

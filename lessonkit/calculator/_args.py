@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import os
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from lessonkit.calculator.budget import THIS_MACHINE, MachineBudget, this_machine
+from lessonkit.estimate import resolve_model
 from lessonkit.gpus import GpuSpec, find_gpu
+from lessonkit.models import ModelConfig
 
 
 def items(name: str, values: Any, example: str) -> list[Any]:
@@ -28,6 +31,34 @@ def entry(name: str, value: Any, kind: type, find: Any) -> Any:
         return find(value)
     except ValueError as exc:
         raise ValueError(f"{name}: {exc}") from None
+
+
+def model_entry(name: str, value: Any) -> ModelConfig:
+    """A model's shape from a catalog name, a ModelConfig or a config.json (a dict or a path) (lesson 07).
+
+    Errors name the argument `name`. A bare parameter count or a torch module is refused: a table
+    row and the calculator need the model's shape and name.
+    """
+    if isinstance(value, ModelConfig):
+        return value
+    if not isinstance(value, (str, Mapping, os.PathLike)):
+        raise TypeError(
+            f"{name}: a model must be a catalog name such as 'gpt2', a ModelConfig or a config.json (a dict or "
+            f"a path), got {type(value).__name__} {str(value)[:80]}"
+        )
+    try:
+        found = resolve_model(value)  # a str, dict or path always gives a ModelConfig, or an error
+    except (ValueError, TypeError) as exc:
+        raise type(exc)(f"{name}: {exc}") from None
+    assert isinstance(found, ModelConfig)
+    return found
+
+
+def model_list(values: Any) -> tuple[ModelConfig, ...]:
+    """The `models` argument of the fit tables as shapes; one config.json dict, path or ModelConfig is a list of one."""
+    if isinstance(values, (Mapping, os.PathLike, ModelConfig)):
+        values = [values]
+    return tuple(model_entry("models", m) for m in items("models", values, "['gpt2']"))
 
 
 def gpu_entry(value: Any) -> GpuSpec | MachineBudget:

@@ -12,6 +12,7 @@ from lessonkit.estimate import Estimate, gpu_memory
 from lessonkit.gpus import GpuSpec
 from lessonkit.memparts import PARTS
 from lessonkit.units import BYTE_UNITS
+from lessonkit.vram import format_bytes
 
 
 def plot_breakdown(
@@ -64,11 +65,12 @@ def plot_breakdown(
                 left += value
     shown = [k for k in PARTS if any(p.get(k) for _, p in bars)]
     handles = [plt.Rectangle((0, 0), 1, 1, color=PARTS[k].colour) for k in shown]
-    ax.legend(handles, [PARTS[k].label for k in shown], loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
-    if gpu is not None:
+    names = [PARTS[k].label for k in shown]
+    if gpu is not None:  # the GPU's line is named in the legend, where no bar can hide its label
         available, name = (gpu.usable_bytes, gpu.name) if isinstance(gpu, MachineBudget) else gpu_memory(gpu)
-        ax.axvline(available / scale, color="black", linestyle="--", linewidth=1)
-        ax.text(available / scale, 0.02, f" {name}", transform=ax.get_xaxis_transform(), fontsize=8, va="bottom")
+        handles.append(ax.axvline(available / scale, color="black", linestyle="--", linewidth=1))
+        names.append(f"{name}: {format_bytes(available, unit, 2)}")
+    ax.legend(handles, names, loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
     ax.set_yticks(range(len(bars)), [b[0] for b in bars], fontsize=8)
     ax.invert_yaxis()
     ax.set_xlabel(f"memory ({unit})")

@@ -3,36 +3,33 @@
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from lessonkit._checks import check_choice
-from lessonkit.calculator._args import describe, entry, gpu_entry, items
+from lessonkit.calculator._args import describe, gpu_entry, items, model_list
 from lessonkit.calculator.budget import MachineBudget, this_machine
-from lessonkit.estimate import (
-    MODE_DTYPES,
-    MODE_LABELS,
-    MODES,
-    Estimate,
-    Fit,
-    fits,
-    largest_model_that_fits,
-    plan_estimate,
-)
+from lessonkit.calculator.modes import JOBS, Job
+from lessonkit.estimate import Estimate, Fit, fits, largest_model_that_fits, plan_estimate
 from lessonkit.gpus import GpuSpec, catalog
 from lessonkit.memparts import PARTS
-from lessonkit.models import ModelConfig, catalog_models, find_model
+from lessonkit.models import ModelConfig, catalog_models
 from lessonkit.vram import format_bytes
 
 TIGHT = 0.05  # a fit with less than 5% of the GPU's memory to spare is marked "tight"
+
+
+def _available(gpu: GpuSpec | MachineBudget) -> int:
+    """Bytes a program can allocate: CUDA's total for a catalog GPU, what is free for this machine (lesson 07)."""
+    return gpu.allocatable_bytes if isinstance(gpu, GpuSpec) else gpu.usable_bytes
 
 
 @dataclass(frozen=True)
 class FitTable:
     """Rows of models, columns of GPUs: does each model fit, for one mode and dtype (lesson 07)."""
 
-    mode: str
+    mode: str  # a key of JOBS: inference, lora, qlora or full
     dtype: str
     models: tuple[ModelConfig, ...]
     gpus: tuple[GpuSpec | MachineBudget, ...]
@@ -45,30 +42,40 @@ class FitTable:
         needed = self.needed[i]
         if isinstance(gpu, MachineBudget) and gpu.context_in_use and self.context:
             needed -= self.context[i]
-        margin = gpu.usable_bytes - needed
+        available = _available(gpu)
+        margin = available - needed
         if margin < 0:
             return "-"
-        return "tight" if margin < TIGHT * gpu.usable_bytes else "yes"
+        return "tight" if margin < TIGHT * available else "yes"
 
     def __repr__(self) -> str:
         return str(self)
 
     def __str__(self) -> str:
         width = max(len(g.key) for g in self.gpus) + 2
-        head = f"{'model':<20}{'needs':>11}  " + "".join(f"{g.key:>{width}}" for g in self.gpus)
-        lines = [f"{MODE_LABELS[self.mode]}, {self.dtype}{describe(self.options)}", head]
+        name = max([20] + [len(m.name) + 2 for m in self.models])  # a config.json's name can be long
+        head = f"{'model':<{name}}{'needs':>11}  " + "".join(f"{g.key:>{width}}" for g in self.gpus)
+        lines = [f"{JOBS[self.mode].label}, {self.dtype}{describe(self.options)}", head]
         for i, m in enumerate(self.models):
             marks = "".join(f"{self.verdict(i, g):>{width}}" for g in self.gpus)
-            lines.append(f"{m.name:<20}{format_bytes(self.needed[i], 'GiB', 1):>11}  {marks}")
+            lines.append(f"{m.name:<{name}}{format_bytes(self.needed[i], 'GiB', 1):>11}  {marks}")
         return "\n".join(lines + self._footnotes())
 
     def _footnotes(self) -> list[str]:
-        return [
+        notes = [
             f"{g.key}: {g.summary}"
             + (" (the CUDA context already exists here, so this column leaves it out)" if g.context_in_use else "")
             for g in self.gpus
             if isinstance(g, MachineBudget)
         ]
+        bases: dict[str, list[str]] = {}
+        for g in self.gpus:
+            if isinstance(g, GpuSpec):
+                bases.setdefault(g.allocatable_basis, []).append(g.key)
+        if bases:
+            listed = "; ".join(f"{', '.join(keys)}: {basis}" for basis, keys in bases.items())
+            notes.append(f"Memory compared with (what a program can allocate): {listed}.")
+        return notes
 
     def _repr_html_(self) -> str:
         head = "".join(f"<th>{html.escape(g.key)}</th>" for g in self.gpus)
@@ -80,7 +87,7 @@ class FitTable:
             )
             need = format_bytes(self.needed[i], "GiB", 1)
             rows.append(f"<tr><td style='text-align:left'>{html.escape(m.name)}</td><td>{need}</td>{cells}</tr>")
-        title = html.escape(f"{MODE_LABELS[self.mode]}, {self.dtype}{describe(self.options)}")
+        title = html.escape(f"{JOBS[self.mode].label}, {self.dtype}{describe(self.options)}")
         return (
             f"<p><b>{title}</b></p><table><tr><th style='text-align:left'>model</th><th>needs</th>{head}</tr>"
             + "".join(rows)
@@ -91,25 +98,35 @@ class FitTable:
 
 def fit_table(
     mode: str = "inference",
-    dtype: str = "fp16",
-    models: Sequence[ModelConfig | str] | None = None,
+    dtype: str | None = None,
+    models: Sequence[ModelConfig | str | Mapping[str, Any]] | Mapping[str, Any] | None = None,
     gpus: Sequence[GpuSpec | MachineBudget | str] | None = None,
     **options: Any,
 ) -> FitTable:
     """Estimate every model (default: the catalog) in one mode and dtype, and mark which GPUs hold it (lesson 07).
 
+    mode: a key of JOBS (inference, lora, qlora, full). dtype and every setting not given (seq_len, batch,
+    checkpointing) are the ones that job normally uses, the calculator's defaults for it.
+    models: catalog names, ModelConfigs or config.json files (each a dict or a path; one alone is fine).
     gpus may include "this_machine" (or this_machine()): the memory free now on this machine's CUDA GPU.
     """
-    check_choice("mode", mode, MODES)
-    check_choice("dtype", dtype, MODE_DTYPES[mode])
-    chosen = tuple(entry("models", m, ModelConfig, find_model) for m in items("models", models, "['gpt2']"))
+    job, dtype, options = _job_settings(mode, dtype, options)
+    chosen = model_list(models)
     gpu_specs = tuple(gpu_entry(g) for g in items("gpus", gpus, "['T4']"))
     chosen, gpu_specs = chosen or catalog_models(), gpu_specs or catalog()
-    job = plan_estimate(mode, dtype, **options)  # the options, checked once for every model
-    estimates = [job.of(m) for m in chosen]
+    plan = plan_estimate(job.mode, dtype, **options)  # the options, checked once for every model
+    estimates = [plan.of(m) for m in chosen]
     needed = tuple(e.total for e in estimates)
     context = tuple(e.breakdown.get("cuda_context", 0) for e in estimates)
-    return FitTable(mode, dtype, chosen, gpu_specs, needed, dict(options), context)
+    return FitTable(job.key, dtype, chosen, gpu_specs, needed, options, context)
+
+
+def _job_settings(mode: Any, dtype: Any, options: dict[str, Any]) -> tuple[Job, str, dict[str, Any]]:
+    """The job of `mode`, its dtype (None: the usual one), and its usual settings under `options` (lesson 07)."""
+    job = JOBS[check_choice("mode", mode, JOBS)]
+    dtype = job.dtype if dtype is None else dtype
+    check_choice("dtype", dtype, job.dtypes)
+    return job, dtype, {**job.options, **options}
 
 
 @dataclass(frozen=True)
@@ -117,7 +134,7 @@ class ModelPlan:
     """Which models fit in a budget (this machine's free memory), and why the others are skipped (lesson 07)."""
 
     budget: MachineBudget
-    mode: str
+    mode: str  # a key of JOBS
     dtype: str
     options: dict[str, Any]
     fit: tuple[str, ...]  # model names
@@ -128,8 +145,12 @@ class ModelPlan:
     def build(
         cls, budget: MachineBudget, mode: str, dtype: str, chosen: Sequence[ModelConfig], options: dict[str, Any]
     ) -> ModelPlan:
-        """Estimate each of the `chosen` models and sort them into fit and skipped (lesson 07)."""
-        job = plan_estimate(mode, dtype, **options)  # checks the options, budget or not
+        """Estimate each of the `chosen` models and sort them into fit and skipped (lesson 07).
+
+        mode: a key of JOBS; options: the estimate's settings, as they are (the job's usual ones are not added).
+        """
+        estimate_mode = JOBS[mode].mode
+        job = plan_estimate(estimate_mode, dtype, **options)  # checks the options, budget or not
         if not budget:
             return cls(budget, mode, dtype, dict(options), (), {}, None)
         fit, skipped = [], {}
@@ -140,7 +161,10 @@ class ModelPlan:
                 fit.append(m.name)
             else:
                 skipped[m.name] = _why(est, verdict)
-        largest = largest_model_that_fits(budget.usable_bytes, mode=mode, dtype=dtype, **options)
+        try:
+            largest = largest_model_that_fits(budget.usable_bytes, mode=estimate_mode, dtype=dtype, **options)
+        except ValueError as too_large:  # more memory than the largest model the estimate can shape needs
+            raise ValueError(f"free_bytes: {too_large}") from None
         return cls(budget, mode, dtype, dict(options), tuple(fit), skipped, largest)
 
     def __repr__(self) -> str:
@@ -148,7 +172,7 @@ class ModelPlan:
 
     def lines(self) -> list[str]:
         """The plan as plain sentences, one a line (lesson 07)."""
-        job = f"{MODE_LABELS[self.mode]}, {self.dtype}{describe(self.options)}"
+        job = f"{JOBS[self.mode].label}, {self.dtype}{describe(self.options)}"
         if not self.budget:
             return [f"{self.budget}.", f"Nothing to check {job} against here: compare with a catalog GPU instead."]
         lines = [f"{self.budget}.", f"{job}: fits here: {', '.join(self.fit) or 'none'}"]
@@ -182,8 +206,8 @@ def _why(est: Estimate, fit: Fit) -> str:
 
 def models_that_fit(
     mode: str = "inference",
-    dtype: str = "fp16",
-    models: Sequence[ModelConfig | str] | None = None,
+    dtype: str | None = None,
+    models: Sequence[ModelConfig | str | Mapping[str, Any]] | Mapping[str, Any] | None = None,
     *,
     free_bytes: float | str | None = None,
     device: Any = None,
@@ -191,17 +215,18 @@ def models_that_fit(
 ) -> ModelPlan:
     """Which models (default: the catalog) fit in the memory free now on this CUDA GPU, and why not (lesson 07).
 
+    mode: a key of JOBS; dtype and the settings not given are that job's usual ones, as in fit_table.
+    models: catalog names, ModelConfigs or config.json files (each a dict or a path), as in fit_table.
     free_bytes: a budget given by hand (bytes, or a size such as '300MiB') instead of asking `device`.
     Options go to the estimate (seq_len, batch, checkpointing, cuda_context_bytes, ...). Asking `device` leaves
     the CUDA context out unless cuda_context_bytes is given: it already exists, so the free figure is net of it.
     Without a CUDA GPU the plan is empty and says why.
     """
-    check_choice("mode", mode, MODES)
-    check_choice("dtype", dtype, MODE_DTYPES[mode])
-    chosen = tuple(entry("models", m, ModelConfig, find_model) for m in items("models", models, "['gpt2']"))
+    job, dtype, options = _job_settings(mode, dtype, options)
+    chosen = model_list(models)
     if free_bytes is not None and device is not None:
         raise ValueError(f"give free_bytes or device, not both: got free_bytes={free_bytes!r}, device={device!r}")
     budget = this_machine(device) if free_bytes is None else MachineBudget.given(free_bytes)
     if budget.context_in_use:
         options.setdefault("cuda_context_bytes", 0)
-    return ModelPlan.build(budget, mode, dtype, chosen or catalog_models(), options)
+    return ModelPlan.build(budget, job.key, dtype, chosen or catalog_models(), options)

@@ -2,61 +2,82 @@
 
 from __future__ import annotations
 
+import html
+import json
+import os
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
 from lessonkit._checks import check_choice, check_number
+from lessonkit.calculator._args import model_entry
 from lessonkit.calculator.budget import THIS_MACHINE, MachineBudget, this_machine
+from lessonkit.calculator.modes import JOBS
 from lessonkit.calculator.plots import plot_breakdown
 from lessonkit.calculator.tables import ModelPlan
-from lessonkit.estimate import MODE_DTYPES, MODE_LABELS, MODES, Estimate, Fit, fits, plan_estimate
-from lessonkit.gpus import catalog, find_gpu
-from lessonkit.models import catalog_models, find_model
+from lessonkit.estimate import DecodeSpeed, Estimate, Fit, GpusNeeded, decode_speed, fits, gpus_needed, plan_estimate
+from lessonkit.gpus import GpuSpec, catalog, find_gpu
+from lessonkit.models import ModelConfig, catalog_models, find_model
 from lessonkit.vram import format_bytes
+
+SETTINGS = ("model", "mode", "dtype", "seq_len", "batch", "gpu", "checkpointing")  # what set() takes
+UPPER_BOUND_NOTE = "an upper bound (compute and kernel launches left out)"
+SHARDING = "zero3"  # how the calculator spreads a training job over several GPUs: ZeRO-3 (FSDP's full shard)
 
 
 class Calculator:
-    """Pick a model, mode, dtype, sequence length, batch and GPU; see the estimate and whether it fits (lesson 07).
+    """Pick a model, job, dtype, sequence length, batch and GPU; see the estimate and whether it fits (lesson 07).
 
     `report()` and `figure()` give the current result as ordinary output; `widget()` returns the
-    interactive version (dropdowns and sliders that redraw the result when changed). gpu="this_machine"
+    interactive version (dropdowns and sliders that redraw the result when changed). The jobs (`mode`)
+    are those of JOBS: inference, lora, qlora and full. Choosing one brings back the settings it normally
+    uses (its dtype, tokens, batch and checkpointing, as in the lesson's fit tables), unless the same call
+    gives them; a setting changed after that stays until the job changes again. gpu="this_machine"
     compares with the memory free now on this machine's CUDA GPU (the widget offers it when there is one),
     and the report then lists which catalog models fit there and why the others do not.
+
+    model: a catalog name, a ModelConfig, or a config.json (a dict or a path; the widget has a box to
+    paste one). Besides the memory, the report gives for inference the upper bound on decoding speed
+    on the chosen GPU (`speed`, from decode_speed) and for training how many of the chosen GPU the
+    job needs with ZeRO-3 (`sharded`, from gpus_needed).
     """
 
     def __init__(
         self,
-        model: str = "llama-3.1-8b",
+        model: str | ModelConfig | Mapping[str, Any] | os.PathLike = "llama-3.1-8b",
         mode: str = "inference",
-        dtype: str = "fp16",
-        seq_len: int = 4096,
-        batch: int = 1,
+        dtype: str | None = None,
+        seq_len: int | None = None,
+        batch: int | None = None,
         gpu: str = "T4",
-        checkpointing: bool = False,
+        checkpointing: bool | None = None,
     ) -> None:
+        """Start from `mode`'s usual settings; a dtype, seq_len, batch or checkpointing given here wins (lesson 07)."""
         self.values: dict[str, Any] = {}
         self.budget: MachineBudget | None = None  # set while gpu is "this_machine"
         self.plan: ModelPlan | None = None
-        self.set(
-            model=model, mode=mode, dtype=dtype, seq_len=seq_len, batch=batch, gpu=gpu, checkpointing=checkpointing
-        )
+        self.speed: DecodeSpeed | None = None  # inference: the upper bound on decoding speed on this GPU
+        self.sharded: GpusNeeded | None = None  # training: how many of this GPU the job needs with ZeRO-3
+        chosen = {"dtype": dtype, "seq_len": seq_len, "batch": batch, "checkpointing": checkpointing}
+        self.set(model=model, mode=mode, gpu=gpu, **{k: v for k, v in chosen.items() if v is not None})
 
     def set(self, **values: Any) -> Calculator:
         """Change some inputs (model, mode, dtype, seq_len, batch, gpu, checkpointing) and recompute (lesson 07).
 
-        A dtype that the new mode does not offer (int4 when switching to full fine-tuning, say)
-        falls back to that mode's first choice. gpu="this_machine" reads the memory free now, each time.
+        A new mode brings back that job's usual dtype, seq_len, batch and checkpointing, except those given
+        in the same call. gpu="this_machine" reads the memory free now, each time. A refused value changes nothing.
+        model may be a config.json (a dict or a path): `values["model"]` is then its ModelConfig.
         """
-        allowed = ("model", "mode", "dtype", "seq_len", "batch", "gpu", "checkpointing")
-        unknown = set(values) - set(allowed)
+        unknown = set(values) - set(SETTINGS)
         if unknown:
-            raise ValueError(f"set() takes {list(allowed)}, got {sorted(unknown)}")
+            raise ValueError(f"set() takes {list(SETTINGS)}, got {sorted(unknown)}")
         new = dict(self.values, **values)
-        new["model"] = find_model(new["model"]).key
-        mode = check_choice("mode", new["mode"], MODES)
-        if "dtype" not in values and new["dtype"] not in MODE_DTYPES[mode]:
-            new["dtype"] = MODE_DTYPES[mode][0]
-        check_choice("dtype", new["dtype"], MODE_DTYPES[mode])
+        job = JOBS[check_choice("mode", new["mode"], JOBS)]
+        if job.key != self.values.get("mode"):  # a new job: the settings it normally uses
+            new.update({k: v for k, v in job.defaults.items() if k not in values})
+        config = model_entry("model", new["model"])
+        new["model"] = config.key if config.key and find_model(config.key) == config else config
+        check_choice("dtype", new["dtype"], job.dtypes)
         new["seq_len"] = check_number("seq_len", new["seq_len"], positive=True, integer=True)
         new["batch"] = check_number("batch", new["batch"], positive=True, integer=True)
         budget = None
@@ -69,23 +90,31 @@ class Calculator:
         if not isinstance(new["checkpointing"], bool):
             raise TypeError(f"checkpointing must be True or False, got {new['checkpointing']!r}")
         options = {"seq_len": new["seq_len"], "batch": new["batch"]}
-        if mode != "inference":
+        if job.mode != "inference":
             options["checkpointing"] = new["checkpointing"]
         if budget is not None and budget.context_in_use:
             options["cuda_context_bytes"] = 0
-        self.estimate: Estimate = plan_estimate(mode, new["dtype"], **options)(new["model"])
+        self.estimate: Estimate = plan_estimate(job.mode, new["dtype"], **options)(config)
         if budget is None:
             self.fit: Fit = fits(self.estimate, new["gpu"])
             self.plan = None
         else:
             self.fit = replace(fits(self.estimate, budget.usable_bytes), gpu=budget.name)
-            self.plan = ModelPlan.build(budget, mode, new["dtype"], catalog_models(), options)
-        self.values, self.budget = new, budget
+            self.plan = ModelPlan.build(budget, job.key, new["dtype"], catalog_models(), options)
+        spec = _catalog_gpu(budget) if budget is not None else find_gpu(new["gpu"])
+        speed = sharded = None
+        if spec is not None and job.mode == "inference":
+            speed = decode_speed(config, spec, dtype=new["dtype"], seq_len=new["seq_len"], batch=new["batch"])
+        elif spec is not None:
+            whole = {k: v for k, v in options.items() if k != "cuda_context_bytes"}  # GPUs of its own
+            sharded = gpus_needed(config, spec, strategy=SHARDING, mode=job.mode, dtype=new["dtype"], **whole)
+        self.values, self.budget = {k: new[k] for k in SETTINGS}, budget
+        self.speed, self.sharded = speed, sharded
         return self
 
     def report(self) -> _Report:
         """The estimate's table and the verdict, as text and HTML (lesson 07)."""
-        return _Report(self.estimate, self.fit, self.plan)
+        return _Report(self.estimate, self.fit, self.plan, self.speed, self.sharded)
 
     def figure(self) -> Any:
         """A stacked-bar plot of every moment of the estimate, with the GPU's memory marked (lesson 07)."""
@@ -98,7 +127,10 @@ class Calculator:
         return fig
 
     def widget(self) -> Any:
-        """The interactive calculator: ipywidgets controls above an output area (lesson 07)."""
+        """The interactive calculator: ipywidgets controls above an output area (lesson 07).
+
+        Changing the Mode control brings back that job's usual settings, and the other controls show them.
+        """
         import ipywidgets as w
 
         style, wide = {"description_width": "90px"}, w.Layout(width="380px")
@@ -109,26 +141,29 @@ class Calculator:
                 0,
                 (f"this machine: {here.gpu_name} ({format_bytes(here.usable_bytes, 'GiB', 2)} free now)", THIS_MACHINE),
             )
+        tokens = sorted({2**k for k in range(7, 18)} | {self.values["seq_len"]})
         controls = {
             "model": w.Dropdown(
                 options=[(f"{m.name} ({m.n_params / 1e9:.2f}B)", m.key) for m in catalog_models()],
-                value=self.values["model"],
+                value=self.values["model"] if isinstance(self.values["model"], str) else catalog_models()[0].key,
                 description="Model",
                 style=style,
                 layout=wide,
             ),
             "mode": w.Dropdown(
-                options=[(MODE_LABELS[m], m) for m in MODES], value=self.values["mode"], description="Mode", style=style
+                options=[(job.label, key) for key, job in JOBS.items()],
+                value=self.values["mode"],
+                description="Mode",
+                style=style,
+                layout=wide,
             ),
             "dtype": w.Dropdown(
-                options=list(MODE_DTYPES[self.values["mode"]]),
+                options=list(JOBS[self.values["mode"]].dtypes),
                 value=self.values["dtype"],
                 description="Precision",
                 style=style,
             ),
-            "seq_len": w.Dropdown(
-                options=[2**k for k in range(7, 18)], value=self.values["seq_len"], description="Tokens", style=style
-            ),
+            "seq_len": w.Dropdown(options=tokens, value=self.values["seq_len"], description="Tokens", style=style),
             "batch": w.IntSlider(value=self.values["batch"], min=1, max=64, description="Batch", style=style),
             "checkpointing": w.Checkbox(
                 value=self.values["checkpointing"], description="activation checkpointing (training)", indent=False
@@ -141,27 +176,67 @@ class Calculator:
                 layout=wide,
             ),
         }
+        pasted = w.Textarea(
+            value="",
+            placeholder="Optional: paste a model's config.json here to use it instead of the Model list",
+            description="config.json",
+            style=style,
+            layout=w.Layout(width="760px", height="90px"),
+        )
+        status = w.HTML(value="")
         out = w.Output()
         busy = []
 
-        def redraw(_change: Any = None) -> None:
-            if busy:  # changing the dtype choices below fires this again: ignore that
+        def show_values() -> None:
+            """Bring every control in line with self.values, then redraw the result."""
+            offered = list(JOBS[self.values["mode"]].dtypes)
+            if list(controls["dtype"].options) != offered:
+                controls["dtype"].options = offered
+            for key, control in controls.items():
+                if key == "model" and not isinstance(self.values[key], str):
+                    continue  # a pasted config.json: the list keeps its last catalog model
+                if key == "seq_len" and self.values[key] not in control.options:
+                    control.options = sorted({*control.options, self.values[key]})
+                if control.value != self.values[key]:
+                    control.value = self.values[key]
+            self._show(out)
+
+        def follow(name: str) -> Any:
+            def changed(change: Any) -> None:
+                if busy:  # the controls being brought in line with self.values: not the learner
+                    return
+                busy.append(True)
+                try:
+                    self.set(**{name: change["new"]})
+                    if name == "model":  # a model chosen from the list replaces a pasted config.json
+                        pasted.value, status.value = "", ""
+                    show_values()
+                finally:
+                    busy.clear()
+
+            return changed
+
+        def read_pasted(change: Any) -> None:
+            if busy:
                 return
             busy.append(True)
             try:
-                offered = list(MODE_DTYPES[controls["mode"].value])
-                if list(controls["dtype"].options) != offered:
-                    keep = controls["dtype"].value
-                    controls["dtype"].options = offered
-                    controls["dtype"].value = keep if keep in offered else offered[0]
-                self.set(**{k: c.value for k, c in controls.items()})
-                self._show(out)
+                text = change["new"].strip()
+                try:
+                    self.set(model=json.loads(text) if text else controls["model"].value)
+                except (ValueError, TypeError) as problem:  # json's errors are ValueErrors
+                    status.value = f"<span style='color:#b00'>config.json not used: {html.escape(str(problem))}</span>"
+                    return
+                used = self.values["model"]
+                status.value = f"using {html.escape(getattr(used, 'name', str(used)))} from config.json" if text else ""
+                show_values()
             finally:
                 busy.clear()
 
-        for control in controls.values():
-            control.observe(redraw, names="value")
-        self.controls = controls
+        for name, control in controls.items():
+            control.observe(follow(name), names="value")
+        pasted.observe(read_pasted, names="value")
+        self.controls, self.pasted, self.pasted_status = controls, pasted, status
         self._show(out)
         return w.VBox(
             [
@@ -169,6 +244,8 @@ class Calculator:
                 w.HBox([controls["mode"], controls["dtype"]]),
                 w.HBox([controls["seq_len"], controls["batch"]]),
                 controls["checkpointing"],
+                pasted,
+                status,
                 out,
             ]
         )
@@ -185,16 +262,52 @@ class Calculator:
             plt.close(fig)
 
 
+def _catalog_gpu(budget: MachineBudget) -> GpuSpec | None:
+    """The catalog entry of this machine's GPU, found by the name torch reports; None if it has none."""
+    try:
+        return find_gpu(budget.gpu_name or "")
+    except ValueError:
+        return None
+
+
 class _Report:
-    def __init__(self, est: Estimate, fit: Fit, plan: ModelPlan | None = None) -> None:
-        self.estimate, self.fit, self.plan = est, fit, plan
+    def __init__(
+        self,
+        est: Estimate,
+        fit: Fit,
+        plan: ModelPlan | None = None,
+        speed: DecodeSpeed | None = None,
+        sharded: GpusNeeded | None = None,
+    ) -> None:
+        self.estimate, self.fit, self.plan, self.speed, self.sharded = est, fit, plan, speed, sharded
+
+    def extra_lines(self) -> list[str]:
+        """The decoding speed (inference) or the GPUs needed with ZeRO-3 (training), in sentences."""
+        if self.speed is not None:
+            s = self.speed
+            text = f"Decoding speed on {s.gpu}: at most {s.tokens_per_s:,.1f} tokens/s per sequence"
+            if s.batch > 1:
+                text += f" ({s.batch_tokens_per_s:,.0f} for the batch of {s.batch})"
+            read = format_bytes(s.bytes_per_step, "GB", 2)
+            return [f"{text}: {s.bandwidth_gb_s:g} GB/s ÷ {read} read per step, {UPPER_BOUND_NOTE}"]
+        if self.sharded is not None:
+            n = self.sharded
+            if n:
+                return [
+                    f"Spread with ZeRO-3 over several {n.gpu}: {n.gpus} of them, each holding "
+                    f"{format_bytes(n.per_gpu.total, 'GiB', 2)} (gpus_needed)"
+                ]
+            return [f"Spread with ZeRO-3, no number of {n.gpu} is enough: activations are not split (gpus_needed)"]
+        return []
 
     def __str__(self) -> str:
-        return f"{self.estimate}\n{self.fit}" + (f"\n{self.plan}" if self.plan else "")
+        lines = [str(self.estimate), str(self.fit), *self.extra_lines()]
+        return "\n".join(lines) + (f"\n{self.plan}" if self.plan else "")
 
     def __repr__(self) -> str:
         return str(self)
 
     def _repr_html_(self) -> str:
         plan = self.plan._repr_html_() if self.plan else ""
-        return self.estimate._repr_html_() + self.fit._repr_html_() + plan
+        extra = "".join(f"<p>{html.escape(line)}</p>" for line in self.extra_lines())
+        return self.estimate._repr_html_() + self.fit._repr_html_() + extra + plan

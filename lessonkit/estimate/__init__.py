@@ -9,14 +9,19 @@ Each estimate follows one step of real work and asks what is in GPU memory at it
   space. The estimate is the larger of the two, and `Estimate.moments` shows both.
 
 The CUDA context (the driver's own memory, never reported by PyTorch's allocator) is added as a
-stated constant. `model` may be a catalog name, a ModelConfig, a bare parameter count or a real
-`torch.nn.Module`; see `resolve_model`.
+stated constant. `model` may be a catalog name, a ModelConfig, a Hugging Face config.json (a dict, or
+the path of the file or of its folder), a bare parameter count or a real `torch.nn.Module`; see
+`resolve_model`. Memory per GPU when the work is spread over several is in `sharding`.
 
 The modules, one job each: choices (modes, dtypes, optimizers, training recipes, constants),
 results (Estimate, Fit), resolve (model resolution), inference, lora and training (one estimator
-per mode; each checks its arguments once in a *Job, then computes without checking again) and
-fitting (estimate by mode, fits, largest_model_that_fits). The parts of memory, with their labels
-and colours, are lessonkit.memparts.PARTS. Everything public is importable from here.
+per mode; each checks its arguments once in a *Job, then computes without checking again),
+fitting (estimate by mode, the memory a program can allocate on a GPU, fits,
+largest_model_that_fits) and sharding (one GPU's memory under data parallelism, ZeRO-1/2/3, FSDP
+and tensor parallelism; gpus_needed). The parts of memory, with their labels and colours, are
+lessonkit.memparts.PARTS. Everything public is importable from here.
+decode (decode_speed: the upper bound on tokens per second, memory bandwidth ÷ bytes read per step)
+is the one module about speed rather than memory.
 """
 
 from __future__ import annotations
@@ -39,11 +44,28 @@ from lessonkit.estimate.choices import (
     QUANTIZED_DTYPES,
     TRAINING_RECIPES,
 )
-from lessonkit.estimate.fitting import estimate, fits, gpu_memory, largest_model_that_fits, plan_estimate
+from lessonkit.estimate.decode import DecodeSpeed, decode_speed
+from lessonkit.estimate.fitting import (
+    MemoryBudget,
+    estimate,
+    fits,
+    gpu_memory,
+    largest_model_that_fits,
+    memory_budget,
+    plan_estimate,
+)
 from lessonkit.estimate.inference import InferenceJob, estimate_inference
 from lessonkit.estimate.lora import LoraJob, estimate_lora
 from lessonkit.estimate.resolve import check_targets, lora_params, resolve_model
-from lessonkit.estimate.results import Estimate, Fit
+from lessonkit.estimate.results import MODEL_STATE_PARTS, Estimate, Fit
+from lessonkit.estimate.sharding import (
+    STRATEGIES,
+    GpusNeeded,
+    Strategy,
+    estimate_sharded,
+    gpus_needed,
+    tensor_parallel_shard,
+)
 from lessonkit.estimate.training import TrainingJob, estimate_training
 from lessonkit.memparts import LORA_TARGETS, PARTS
 
@@ -59,27 +81,38 @@ __all__ = [
     "INT4_SCALE_BYTES_PER_WEIGHT",
     "INT8_SCALE_BYTES_PER_ROW",
     "LORA_TARGETS",
+    "MODEL_STATE_PARTS",
     "MODES",
     "MODE_DTYPES",
     "MODE_LABELS",
     "OPTIMIZERS",
     "PARTS",
     "QUANTIZED_DTYPES",
+    "STRATEGIES",
     "TRAINING_RECIPES",
+    "DecodeSpeed",
     "Estimate",
     "Fit",
+    "GpusNeeded",
     "InferenceJob",
     "LoraJob",
+    "MemoryBudget",
+    "Strategy",
     "TrainingJob",
     "check_targets",
+    "decode_speed",
     "estimate",
     "estimate_inference",
     "estimate_lora",
+    "estimate_sharded",
     "estimate_training",
     "fits",
     "gpu_memory",
+    "gpus_needed",
     "largest_model_that_fits",
     "lora_params",
+    "memory_budget",
     "plan_estimate",
     "resolve_model",
+    "tensor_parallel_shard",
 ]

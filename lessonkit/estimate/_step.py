@@ -11,9 +11,11 @@ from lessonkit import memparts
 from lessonkit._checks import check_choice, check_number
 from lessonkit.estimate.choices import (
     ADAM_STEP_BYTES,
+    ATTENTIONS,
     BNB_BLOCK,
     BNB_MIN_8BIT_SIZE,
     DEFAULT_CUDA_CONTEXT_BYTES,
+    DEFAULT_FUSED,
     DEFAULT_TRAINING_TOKENS,
     OPTIMIZERS,
 )
@@ -30,29 +32,38 @@ def check_flag(name: str, value: Any) -> bool:
 
 @dataclass(frozen=True)
 class StepJob:
-    """The settings LoraJob and TrainingJob share: optimizer, tokens, checkpointing, CUDA context (lesson 07)."""
+    """The settings LoraJob and TrainingJob share: optimizer, tokens, checkpointing, attention, context (lesson 07)."""
 
     optimizer: str
+    fused: bool
     seq_len: int
     batch: int
     checkpointing: bool
+    attention: str
+    gelu_new: bool
     cuda_context_bytes: int
 
     @staticmethod
     def check_step(
         *,
         optimizer: str = "adamw",
+        fused: bool = DEFAULT_FUSED,
         seq_len: int = DEFAULT_TRAINING_TOKENS,
         batch: int = 1,
         checkpointing: bool = False,
+        attention: str = "sdpa",
+        gelu_new: bool = False,
         cuda_context_bytes: float = DEFAULT_CUDA_CONTEXT_BYTES,
     ) -> dict[str, Any]:
         """The shared settings, with their defaults, checked once (errors name the argument) as keywords (lesson 07)."""
         return {
             "optimizer": check_choice("optimizer", optimizer, OPTIMIZERS),
+            "fused": check_flag("fused", fused),
             "seq_len": check_number("seq_len", seq_len, positive=True, integer=True),
             "batch": check_number("batch", batch, positive=True, integer=True),
             "checkpointing": check_flag("checkpointing", checkpointing),
+            "attention": check_choice("attention", attention, ATTENTIONS),
+            "gelu_new": check_flag("gelu_new", gelu_new),
             "cuda_context_bytes": math.ceil(check_number("cuda_context_bytes", cuda_context_bytes)),
         }
 
@@ -64,15 +75,38 @@ class StepJob:
         """The estimate for a model resolve_model has already checked (lesson 07)."""
         raise NotImplementedError
 
+    def optimizer_label(self) -> str:
+        """The optimizer as an estimate's label names it: 'adamw (foreach)', 'adamw (fused)', 'sgd' (lesson 07)."""
+        if self.optimizer in ("adam", "adamw"):
+            return f"{self.optimizer} ({'fused' if self.fused else 'foreach'})"
+        return self.optimizer
+
     def label_tail(self) -> str:
         """The end of an estimate's label, e.g. ', checkpointing · 2048 tokens x batch 1' (lesson 07)."""
-        return f"{', checkpointing' if self.checkpointing else ''} · {self.seq_len} tokens x batch {self.batch}"
+        implementation = "" if self.attention == "sdpa" else f", {self.attention} attention"
+        implementation += ", gelu_new" if self.gelu_new else ""
+        checkpointing = ", checkpointing" if self.checkpointing else ""
+        return f"{implementation}{checkpointing} · {self.seq_len} tokens x batch {self.batch}"
 
 
-def optimizer_bytes(tensors: Iterable[Tensor], optimizer: str, state_bytes: float | None) -> tuple[int, int]:
+def context_note(config: Any, seq_len: int) -> list[str]:
+    """A note when seq_len is longer than the model's context window, if the model states one (lesson 07)."""
+    window = getattr(config, "max_position_embeddings", None)
+    if isinstance(window, int) and not isinstance(window, bool) and 0 < window < seq_len:
+        return [
+            f"seq_len {seq_len:,} is longer than {config.name}'s context window of {window:,} tokens: "
+            "the model cannot read that many at once"
+        ]
+    return []
+
+
+def optimizer_bytes(
+    tensors: Iterable[Tensor], optimizer: str, state_bytes: float | None, fused: bool = DEFAULT_FUSED
+) -> tuple[int, int]:
     """(optimizer state, its scratch space during step()) for the trainable tensors (lesson 07).
 
     state_bytes: bytes per state value; None keeps each tensor's own dtype, as PyTorch does.
+    fused: Adam/AdamW with fused=True, which updates in place (no scratch); else foreach.
     """
     trainable = [t for t in tensors if t.trainable]
     one_state = sum(t.numel * (t.bytes_per_value if state_bytes is None else state_bytes) for t in trainable)
@@ -83,7 +117,9 @@ def optimizer_bytes(tensors: Iterable[Tensor], optimizer: str, state_bytes: floa
     if optimizer in ("adam", "adamw"):
         # Two moments and a step counter per tensor. PyTorch's default on a GPU ("foreach") also
         # computes sqrt(second moment) for every parameter at once: one state-sized temporary.
-        return math.ceil(2 * one_state) + ADAM_STEP_BYTES * len(trainable), math.ceil(one_state)
+        # fused=True updates every value in place and needs none.
+        scratch = 0 if fused else math.ceil(one_state)
+        return math.ceil(2 * one_state) + ADAM_STEP_BYTES * len(trainable), scratch
     state = 0  # adamw_8bit (bitsandbytes): updated in place by its own kernels
     for t in trainable:
         if t.numel >= BNB_MIN_8BIT_SIZE:
@@ -111,18 +147,20 @@ def step_estimate(
     state_bytes: float | None,
     full: bool,
     notes: Sequence[str] = (),
+    weight_copies: int = 0,
 ) -> Estimate:
     """The two candidate peaks of a training step, start of backward and optimizer step, as an Estimate (lesson 07).
 
     held: the weights, quant_scales, adapters and master_weights parts (absent: 0); the trainable
     tensors get gradients and optimizer state (state_bytes: see optimizer_bytes); act: bytes per
     activation value, gradients included; full: every parameter trains (else LoRA adapters only);
-    label: before job.label_tail(); notes: beyond what the subject's shape says.
+    label: before job.label_tail(); notes: beyond what the subject's shape says; weight_copies:
+    16-bit copies of the weights that torch.autocast keeps until the backward pass.
     """
     c = subject.config
     seq_len, batch, checkpointing = job.seq_len, job.batch, job.checkpointing
     grads = tensor_bytes(trainable)
-    state, step_scratch = optimizer_bytes(trainable, job.optimizer, state_bytes)
+    state, step_scratch = optimizer_bytes(trainable, job.optimizer, state_bytes, job.fused)
     base = {"cuda_context": job.cuda_context_bytes, "weights": 0, "quant_scales": 0, "adapters": 0, "master_weights": 0}
     base.update(held, optimizer_state=state)
     tokens = seq_len * batch
@@ -131,7 +169,8 @@ def step_estimate(
         notes.append("a module that is not a lessonkit Transformer has no known shape: activations are not counted")
         activations = start_temps = tied_temps = 0
     else:
-        shape: dict[str, Any] = {"trainable": full}
+        notes += context_note(c, seq_len)
+        shape: dict[str, Any] = {"trainable": full, "attention": job.attention, "gelu_new": job.gelu_new}
         if not full:  # LoRA: a frozen base, adapters on some projections
             shape.update(lora_targets=subject.lora_targets, lora_rank=subject.lora_rank)
             shape["adapter_bytes"] = subject.adapter_bytes
@@ -139,15 +178,22 @@ def step_estimate(
         head_grad = c.vocab_size * c.hidden_size * act if full else 0
         start_temps = max(memparts.logit_gradient_bytes(c, tokens), head_grad - (4 - act) * c.vocab_size * tokens)
         if checkpointing:  # recomputing the top layer brings back its full activations
-            per_layer = memparts.layer_activation_bytes_per_token(c, act, **shape)
+            per_layer = memparts.layer_activation_bytes_per_token(c, act, seq=seq_len, **shape)
             start_temps = max(start_temps, tokens * per_layer + head_grad)
         # A tied embedding gets two gradients (output head and input embedding): summing them needs
         # room for both plus the sum.
         tied_temps = 2 * head_grad if (full and c.tied_embeddings) else 0
-    start = dict(base, activations=activations, temporaries=math.ceil(start_temps))
+    start = dict(base, activations=activations, weight_copies=weight_copies, temporaries=math.ceil(start_temps))
     # The optimizer steps the fp32 master copy (if any), so it needs the gradients in fp32 too.
     end = dict(base, gradients=grads, master_gradients=base["master_weights"])
     end["temporaries"] = max(step_scratch, math.ceil(tied_temps))
     moments = {"start of backward": start, "optimizer step": end}
-    details = {"activations": activations, "gradients": grads, "tokens": tokens}
+    details = {
+        "activations": activations,
+        "gradients": grads,
+        "tokens": tokens,
+        "fused": job.fused,
+        "attention": job.attention,
+        "gelu_new": job.gelu_new,
+    }
     return Estimate(label + job.label_tail(), moments, tuple(notes), subject.n_params, details)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+import re
+from typing import Any, NamedTuple
 
 from lessonkit._checks import check_bytes, check_choice, check_number
 from lessonkit.estimate.choices import MODE_DTYPES, MODES
@@ -16,6 +17,8 @@ from lessonkit.models import largest_llama_like
 from lessonkit.vram import format_bytes, max_params
 
 Job = InferenceJob | LoraJob | TrainingJob
+
+_UNITLESS = re.compile(r"[0-9][0-9_,]*(\.[0-9]*)?([eE][+-]?[0-9]+)?")  # '4090', '24', '1.5e10': digits only
 
 
 def plan_estimate(mode: str = "inference", dtype: str = "fp16", **options: Any) -> Job:
@@ -40,38 +43,83 @@ def estimate(model: Any, mode: str = "inference", dtype: str = "fp16", **options
 
     mode "inference": estimate_inference(model, dtype=dtype, ...); "lora": estimate_lora with
     base_dtype=dtype; "full": full fine-tuning with AdamW in mixed precision (mixed_fp16 or
-    mixed_bf16 after dtype; dtype "fp32" trains in fp32). Other options go to that function.
+    mixed_bf16 after dtype; dtype "fp32" trains in fp32). Other options go to that function. `model` is
+    anything resolve_model takes: a catalog name, a ModelConfig, a config.json (dict or path), a count, a module.
     """
     return plan_estimate(mode, dtype, **options)(model)
 
 
-def gpu_memory(gpu: GpuSpec | str | float) -> tuple[int, str]:
-    """(bytes, name) for a catalog GpuSpec, a GPU name such as 'T4' or 'Tesla T4', or a byte count (lesson 07).
+class MemoryBudget(NamedTuple):
+    """The memory an estimate is compared with: bytes, the GPU's name, and which figure it is (lesson 07)."""
 
-    A byte count is a number or a string with its unit, such as '16GB' or '15360MiB'.
+    available: int
+    name: str
+    basis: str  # e.g. "the total CUDA reports on a Colab T4"; "" for a size given as a number
+
+
+def memory_budget(gpu: GpuSpec | str | float | Any) -> MemoryBudget:
+    """The memory a program can allocate on `gpu`, its name and which figure it is (lesson 07).
+
+    gpu: a catalog GpuSpec or GPU name ('T4', 'RTX 4090'): CUDA's total where the catalog records
+    one, else nvidia-smi's, and said so (GpuSpec.allocatable_bytes); this machine's
+    lessonkit.device.device_memory() (CUDA's total, or on a Mac torch.mps.recommended_max_memory());
+    or a size: a number of bytes or a string with its unit, such as '16GB' or '15360MiB'.
     """
     if isinstance(gpu, GpuSpec):
-        return gpu.usable_bytes, gpu.name
+        return MemoryBudget(gpu.allocatable_bytes, gpu.name, gpu.allocatable_basis)
     if isinstance(gpu, str):
-        try:
-            spec = find_gpu(gpu)
-            return spec.usable_bytes, spec.name
-        except ValueError as not_a_gpu:
-            try:  # a memory size with its unit, such as '16GB'
-                n = check_bytes("gpu", gpu)
-            except ValueError:
-                raise ValueError(f"gpu must be a GPU name such as 'T4' or a size such as '16GB': {not_a_gpu}") from None
-        return n, format_bytes(n, "GiB", 1)
+        return _named_budget(gpu)
+    if hasattr(gpu, "kind") and hasattr(gpu, "total_bytes"):  # a lessonkit.device.DeviceMemory, read here
+        return _device_budget(gpu)
     n = check_number("gpu", gpu)
-    return math.floor(n), format_bytes(n, "GiB", 1)
+    return MemoryBudget(math.floor(n), format_bytes(n, "GiB", 1), "")
+
+
+def _named_budget(gpu: str) -> MemoryBudget:
+    try:
+        spec = find_gpu(gpu)
+    except ValueError as not_a_gpu:
+        text = gpu.strip()
+        if not text[:1].isdigit():
+            raise ValueError(f"gpu must be a GPU name such as 'T4' or a size such as '16GB': {not_a_gpu}") from None
+        n = check_bytes("gpu", gpu)  # a memory size with its unit, such as '16GB'; its own error if not
+        if _UNITLESS.fullmatch(text):
+            raise ValueError(
+                f"gpu {gpu!r} has no unit: a size needs a unit such as '24GB' or '24GiB' "
+                "(a GPU is named with its letters, such as 'RTX 4090'; a plain number of bytes is an int, not a string)"
+            ) from None
+        return MemoryBudget(n, format_bytes(n, "GiB", 1), "")
+    return memory_budget(spec)
+
+
+def _device_budget(memory: Any) -> MemoryBudget:
+    if memory.kind not in ("cuda", "mps") or memory.total_bytes is None:
+        raise ValueError(
+            f"gpu: this device_memory() describes {memory.kind!r} memory with no GPU total; "
+            "pass a GPU name such as 'T4' or a size such as '16GB'"
+        )
+    basis = "CUDA's total on this machine"
+    if memory.kind == "mps":
+        basis = "torch.mps.recommended_max_memory() on this Mac"
+    return MemoryBudget(int(memory.total_bytes), str(memory.name), basis)
+
+
+def gpu_memory(gpu: GpuSpec | str | float) -> tuple[int, str]:
+    """(bytes a program can allocate, name) for a GpuSpec, a GPU name or a size; see memory_budget (lesson 07)."""
+    budget = memory_budget(gpu)
+    return budget.available, budget.name
 
 
 def fits(result: Estimate, gpu: GpuSpec | str | float) -> Fit:
-    """Does the estimate `result` fit on `gpu` (its nvidia-smi total)? A truthy or falsy Fit with margin (lesson 07)."""
+    """Does the estimate `result` fit in what a program can allocate on `gpu`? A truthy or falsy Fit (lesson 07).
+
+    The Fit names the figure it compared with (CUDA's total, nvidia-smi's, or MPS's recommended
+    maximum): see memory_budget for what `gpu` can be.
+    """
     if not isinstance(result, Estimate):
         raise TypeError(f"result must be an Estimate from lessonkit.estimate, got {type(result).__name__}")
-    available, name = gpu_memory(gpu)
-    return Fit(result.total, available, name)
+    available, name, basis = memory_budget(gpu)
+    return Fit(result.total, available, name, basis)
 
 
 def largest_model_that_fits(
@@ -83,7 +131,8 @@ def largest_model_that_fits(
     2048 tokens, batch 1, AdamW) or "full" (AdamW, mixed precision, 2048 tokens, batch 1).
     dtype: the weights (inference), the frozen base (lora) or the 16-bit half of mixed precision
     (full). Options go to the estimate (seq_len, batch, checkpointing, cuda_context_bytes, ...). The
-    model's shape is the Llama-3-style stand-in of models.llama_like; returns 0 if nothing fits.
+    model's shape is the Llama-3-style stand-in of models.llama_like; returns 0 if nothing fits. A
+    ValueError says so when even the largest model llama_like can shape fits: the answer is not known.
     """
     job = plan_estimate(mode, dtype, **options)  # checked once, for every size tried below
     available, _ = gpu_memory(gpu)
@@ -92,9 +141,15 @@ def largest_model_that_fits(
         return job.of(n).total <= available
 
     # No model with more parameters than int4 weights allow can fit, nor one larger than llama_like can shape.
-    lo, hi = 0, max(1, min(max_params(available, "int4"), largest_llama_like()))
+    cap = largest_llama_like()
+    lo, hi = 0, max(1, min(max_params(available, "int4"), cap))
     if not fits_n(1):
         return 0
+    if hi == cap and fits_n(cap):
+        raise ValueError(
+            f"gpu: {format_bytes(available, 'TB', 1)} holds even the largest model this estimate can shape "
+            f"({cap / 1e12:.0f} trillion parameters), so the largest that fits is not known; give a smaller gpu"
+        )
     lo = 1
     while lo < hi:  # the estimate grows with n, so bisect for the last n that fits
         mid = (lo + hi + 1) // 2

@@ -9,6 +9,7 @@ from typing import Any
 from lessonkit import memparts
 from lessonkit._checks import check_choice, check_number
 from lessonkit.estimate._settings import takes_settings_of
+from lessonkit.estimate._step import context_note
 from lessonkit.estimate.choices import (
     DEFAULT_CUDA_CONTEXT_BYTES,
     DEFAULT_INFERENCE_TOKENS,
@@ -42,7 +43,8 @@ class InferenceJob:
     ) -> InferenceJob:
         """Check every setting once, naming the argument in any error (lesson 07)."""
         check_choice("dtype", dtype, MODE_DTYPES["inference"])
-        kv_dtype = kv_dtype or (dtype if dtype in FLOAT_DTYPES else "fp16")
+        if kv_dtype is None:  # only None means "the default": an empty string or 0 is refused below
+            kv_dtype = dtype if dtype in FLOAT_DTYPES else "fp16"
         return cls(
             dtype,
             check_choice("kv_dtype", kv_dtype, DTYPE_BYTES),
@@ -67,6 +69,7 @@ class InferenceJob:
             kv = DTYPE_BYTES[self.kv_dtype]
             parts["kv_cache"] = memparts.kv_cache_bytes(subject.config, seq_len * batch, kv)
             parts["temporaries"] = memparts.prefill_workspace_bytes(subject.config, batch, seq_len, act)
+            notes += context_note(subject.config, seq_len)
         else:
             notes.append("a module that is not a lessonkit Transformer has no known shape: weights only")
         label = (
@@ -82,7 +85,8 @@ def estimate_inference(model: Any, **settings: Any) -> Estimate:
     dtype: the weights' format (fp32, fp16, bf16, fp8, int8 or int4). Quantised formats apply to the
     layers' weight matrices; embeddings, norms and the output head stay in 16 bits, as bitsandbytes
     leaves them, and int4/int8 add their scales. kv_dtype: the KV cache's format, by default the
-    weights' when that is a float format, else fp16. seq_len: prompt plus generated tokens.
+    weights' when that is a float format, else fp16. seq_len: prompt plus generated tokens; a note
+    says when it is longer than the model's context window (max_position_embeddings).
     Temporaries: the largest intermediate tensors while the prompt is read, with fused attention.
     """
     return InferenceJob.checked(**settings)(model)

@@ -58,7 +58,7 @@ class LoraJob(StepJob):
             subject, trainable = subject.with_lora(rank, self.targets, DTYPE_BYTES[self.adapter_dtype])
         quantised = base_dtype in ("int8", "int4")
         notes = [_QUANTISED_NOTE] if quantised else []
-        label = f"{subject.name} · LoRA r={subject.lora_rank or rank} · {base_dtype} base, {self.optimizer}"
+        label = f"{subject.name} · LoRA r={subject.lora_rank or rank} · {base_dtype} base, {self.optimizer_label()}"
         held = {"weights": weights, "quant_scales": scales, "adapters": tensor_bytes(trainable)}
         act = 2.0 if quantised else DTYPE_BYTES[base_dtype]
         return step_estimate(

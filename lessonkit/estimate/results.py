@@ -9,6 +9,10 @@ from typing import Any
 from lessonkit.memparts import PARTS
 from lessonkit.vram import format_bytes
 
+# The parts the ZeRO paper (Rajbhandari et al. 2020, https://arxiv.org/abs/1910.02054) calls model states:
+# parameters, gradients and optimizer states (its optimizer states include the fp32 master weights).
+MODEL_STATE_PARTS = ("weights", "quant_scales", "adapters", "master_weights", "optimizer_state", "gradients")
+
 
 @dataclass(frozen=True)
 class Estimate:
@@ -40,6 +44,15 @@ class Estimate:
     def total(self) -> int:
         """Bytes needed at the peak moment (lesson 07)."""
         return sum(self.breakdown.values())
+
+    @property
+    def model_states(self) -> int:
+        """Weights, gradients, master weights and optimizer state, the ZeRO paper's "model states" (lesson 07).
+
+        Taken at the moment where they are largest together (in training, the optimizer step); leaves
+        out activations, temporaries, fp32 gradient copies, the KV cache and the CUDA context.
+        """
+        return max(sum(parts.get(k, 0) for k in MODEL_STATE_PARTS) for parts in self.moments.values())
 
     def rows(self, unit: str = "GiB") -> list[tuple[str, str, str]]:
         """(part, amount, share of the total) for each part, then the total (lesson 07)."""
@@ -77,6 +90,7 @@ class Fit:
     needed: int
     available: int
     gpu: str
+    basis: str = ""  # which figure `available` is, e.g. "the total CUDA reports on a Colab T4"
 
     @property
     def margin(self) -> int:
@@ -91,6 +105,7 @@ class Fit:
 
     def __str__(self) -> str:
         head = f"needs {format_bytes(self.needed, 'GiB', 2)} of {format_bytes(self.available, 'GiB', 2)} on {self.gpu}"
+        head += f" ({self.basis})" if self.basis else ""
         if self:
             return f"fits: {head}, {format_bytes(self.margin, 'GiB', 2)} to spare"
         return f"does not fit: {head}, {format_bytes(-self.margin, 'GiB', 2)} short"

@@ -1,25 +1,24 @@
 """The course's exercises: `EXERCISES` maps each id to an object with check(), hint() and solution() (lesson 04).
 
-Ids start with the lesson that asks them: '01-...' to '03-...' are the Check yourself questions at
-the end of lessons 01-03, '04-...' are notebook 04's exercises. Each lesson's questions live in their
-own module (lesson01 ... lesson04_practice) beside their targets; the kinds of exercise and how they
+Ids start with the lesson that asks them: '04-...' are notebook 04's exercises, the others the Check
+yourself questions at the end of their lesson. Each lesson's questions live in their own module
+(lesson01, lesson02, ..., found by name) beside their targets; the kinds of exercise and how they
 judge are in `kinds`, reading answers in `reading`, the boxes they show in `display`, and what they
 measure on the learner's machine in `machine`.
 """
 
 from __future__ import annotations
 
-from lessonkit.exercises import lesson01, lesson02, lesson03, lesson04, lesson04_practice
+import importlib
+import pkgutil
+import re
+
 from lessonkit.exercises.display import NOT_ATTEMPTED, Scoreboard
 from lessonkit.exercises.kinds import Exercise
 
-_LIST: list[Exercise] = [
-    *lesson01.EXERCISES,
-    *lesson02.EXERCISES,
-    *lesson03.EXERCISES,
-    *lesson04.EXERCISES,
-    *lesson04_practice.EXERCISES,
-]
+# Every module named lessonNN or lessonNN_something in this folder holds one lesson's questions as EXERCISES.
+_MODULES = sorted(m.name for m in pkgutil.iter_modules(__path__) if re.fullmatch(r"lesson\d\d(_\w+)?", m.name))
+_LIST: list[Exercise] = [ex for name in _MODULES for ex in importlib.import_module(f"{__name__}.{name}").EXERCISES]
 
 EXERCISES: dict[str, Exercise] = {ex.id: ex for ex in _LIST}
 
@@ -27,7 +26,7 @@ __all__ = ["EXERCISES", "Exercise", "Scoreboard", "exercises_for", "reset", "sco
 
 
 def exercises_for(lesson: str) -> list[Exercise]:
-    """The exercises of one lesson ('01' to '04'), in the order the lesson asks them (lesson 04)."""
+    """The exercises of one lesson ('01', '02', ...), in the order the lesson asks them (lesson 04)."""
     lessons = sorted({ex.lesson for ex in _LIST})
     if lesson not in lessons:
         raise ValueError(f"lesson must be one of {lessons}, got {lesson!r}")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from lessonkit._checks import check_number
@@ -26,8 +26,10 @@ from lessonkit.exercises.reading import (
     read_ratio,
 )
 from lessonkit.gpus import find_gpu
-from lessonkit.units import BYTE_UNITS, GB, GIB
+from lessonkit.units import BYTE_UNITS, GB, GIB, MIB
 from lessonkit.vram import dtype_bytes, format_bytes, weights_bytes
+
+MB = BYTE_UNITS["MB"]
 
 # Trap messages that exercises of several lessons share.
 MIB_AS_BYTES = (
@@ -49,7 +51,14 @@ class Exercise(Shows):
     """
 
     def __init__(
-        self, id: str, *, title: str, hints: tuple[str, ...], explanation: str | Callable[[], str], code: str
+        self,
+        id: str,
+        *,
+        title: str,
+        hints: tuple[str, ...],
+        explanation: str | Callable[[], str],
+        code: str,
+        wrong_answers: tuple[Any, ...] = (),
     ) -> None:
         if not hints:
             raise ValueError(f"hints must name at least one hint for exercise {id!r}")
@@ -59,6 +68,7 @@ class Exercise(Shows):
         self.hints = tuple(hints)
         self._explanation = explanation
         self._code = code
+        self.wrong_answers = tuple(wrong_answers)  # common wrong answers for the teacher edition
         self.last: Result | None = None
 
     def check(self, answer: Any, *, record: bool = True) -> Result:
@@ -92,6 +102,23 @@ class Exercise(Shows):
         explanation = self._explanation() if callable(self._explanation) else self._explanation
         return Solution(self.title, explanation, self._code, self._answer())
 
+    def teacher_notes(self) -> tuple[TeacherNote, ...]:
+        """The intended answer, then each common wrong answer with the verdict check() gives it (teacher edition)."""
+        right = self._answer()
+        rows = [_note(self, right, _answer_text(right, digits=6))]
+        seen = {rows[0].answer_text}
+        for wrong in self._common_mistakes():
+            typed = _as_typed(wrong)
+            text = _answer_text(typed, digits=4)
+            if text not in seen:
+                seen.add(text)
+                rows.append(_note(self, typed, text))
+        return tuple(rows)
+
+    def _common_mistakes(self) -> tuple[Any, ...]:
+        """The wrong answers a teacher should know about; subclasses add their traps or wrong options."""
+        return self.wrong_answers
+
     def _judge(self, answer: Any) -> tuple[str, str]:  # pragma: no cover - every subclass overrides it
         raise NotImplementedError
 
@@ -100,6 +127,32 @@ class Exercise(Shows):
 
     def __str__(self) -> str:
         return f"Exercise {self.id!r}: {self.title}. Use .check(answer), .hint() and, when stuck, .solution()."
+
+
+@dataclass(frozen=True)
+class TeacherNote:
+    """One row of a teacher's answer key: an answer, as a learner would type it, and its verdict (lesson 04)."""
+
+    answer: Any
+    answer_text: str
+    status: str
+    message: str
+
+
+def _as_typed(answer: Any) -> Any:
+    """A float as a learner would type it, to 4 significant digits; anything else unchanged."""
+    return float(f"{answer:.4g}") if isinstance(answer, float) else answer
+
+
+def _answer_text(answer: Any, *, digits: int) -> str:
+    """How an answer is written in an answer cell: a float to `digits` significant digits, else its repr."""
+    return f"{answer:.{digits}g}" if isinstance(answer, float) else repr(answer)
+
+
+def _note(exercise: Exercise, answer: Any, text: str) -> TeacherNote:
+    """What `exercise.check(answer)` says, as a teacher note; it leaves the scoreboard alone."""
+    result = exercise.check(answer, record=False)
+    return TeacherNote(answer, text, result.status, result.message)
 
 
 @dataclass(frozen=True)
@@ -113,38 +166,188 @@ class Trap:
 
 @dataclass(frozen=True)
 class Target:
-    """What a numeric answer should be, how close counts, and the traps around it (lesson 04)."""
+    """What a numeric answer should be, how close counts, and the traps around it (lesson 04).
+
+    `also` lists other values that are right too (nvidia-smi's total where CUDA's is the target). The
+    band that counts as right is never wider than 0.45 of the way to the nearest trap or unit slip, so a
+    GB/GiB or MiB/MB slip (7.4% and 4.9%) or 1000-for-1024 (2.4%) can never land inside it.
+    """
 
     value: float
     rel_tol: float = 0.02
     traps: tuple[Trap, ...] = ()
     correct: str = "well done."
     note: str = ""  # added to every verdict, e.g. which GPU the answer was checked against
+    also: tuple[float, ...] = ()
 
 
-def judge_number(value: float, target: Target, *, shown: str) -> tuple[str, str]:
-    """Compare `value` with `target`: correct, one of its traps, or a generic miss (lesson 04)."""
+CLOSE_BUT_ROUNDED = 0.05  # a miss within 5% is a rounding or a round figure, not a wrong method
+
+
+def _distance(value: float, reference: float) -> float:
+    """How far `value` is from `reference`, as a fraction of the reference."""
+    return abs(value - reference) / abs(reference) if reference else abs(value)
+
+
+def _rounds_to(value: float, reference: float) -> bool:
+    """True when `value` is `reference` rounded to 2 significant digits, or to a whole number from 5 up."""
+    if value == float(f"{reference:.2g}"):
+        return True
+    return reference >= 5 and value == round(reference)
+
+
+def judge_number(
+    value: float, target: Target, *, shown: str, slips: tuple[Trap, ...] = (), rounded_ok: bool = False
+) -> tuple[str, str]:
+    """Compare `value` with `target`: correct, the nearest trap or unit slip, or a generic miss (lesson 04).
+
+    `slips` are generic unit mistakes (see `_unit_slips`); `rounded_ok` also accepts a target or trap
+    rounded to 2 significant digits (or a whole number), as speed-ups are usually quoted ("about 9×").
+    """
     note = f" {target.note}" if target.note else ""
-    if close(value, target.value, target.rel_tol):
-        return CORRECT, f"{target.correct}{note}"
-    for trap in target.traps:
-        if close(value, trap.value, trap.rel_tol):
-            return INCORRECT, f"{trap.message}{note}"
+    rights = (target.value, *target.also)
+    candidates = _candidates(target, slips)
+    for right in rights:
+        gaps = [_distance(c.value, right) for c in candidates]
+        band = min([target.rel_tol, *(0.45 * gap for gap in gaps)])
+        if close(value, right, band) or (rounded_ok and _rounds_to(value, right)):
+            return CORRECT, f"{target.correct}{note}"
+    hits = [c for c in candidates if close(value, c.value, c.rel_tol) or (rounded_ok and _rounds_to(value, c.value))]
+    if hits:
+        nearest = min(hits, key=lambda c: _distance(value, c.value))  # the first on a tie: the more specific
+        return INCORRECT, f"{nearest.message}{note}"
+    if _distance(value, target.value) < CLOSE_BUT_ROUNDED:
+        return INCORRECT, (
+            f"{shown} is close, but not close enough to count. Work from the exact figures (the bytes or MiB, "
+            "not a rounded or datasheet figure such as '16 GB') and keep at least three significant digits."
+            f"{note}"
+        )
     direction = "too high" if value > target.value else "too low"
     return INCORRECT, f"{shown} is {direction}. Ask for a hint with `.hint()`.{note}"
 
 
-def distinct_traps(traps: list[Trap], right: float, rel_tol: float) -> tuple[Trap, ...]:
-    """Drop traps the right answer would catch, or that an earlier (more specific) trap catches (lesson 04)."""
+def _candidates(target: Target, slips: tuple[Trap, ...]) -> tuple[Trap, ...]:
+    """The target's traps, then the slips: each kept unless it would catch a right value or an earlier trap does."""
     kept: list[Trap] = []
-    for trap in traps:
-        if not close(trap.value, right, rel_tol) and not any(close(trap.value, k.value, k.rel_tol) for k in kept):
+    for trap in (*target.traps, *slips):
+        if any(close(r, trap.value, trap.rel_tol) for r in (target.value, *target.also)):
+            continue
+        if not any(close(trap.value, k.value, k.rel_tol) for k in kept):
             kept.append(trap)
     return tuple(kept)
 
 
+def distinct_traps(traps: list[Trap], right: float | tuple[float, ...], rel_tol: float) -> tuple[Trap, ...]:
+    """Drop traps the right answer would catch, or that an earlier (more specific) trap catches (lesson 04)."""
+    rights = right if isinstance(right, tuple) else (right,)
+    kept: list[Trap] = []
+    for trap in traps:
+        if any(close(trap.value, r, rel_tol) for r in rights):
+            continue
+        if not any(close(trap.value, k.value, k.rel_tol) for k in kept):
+            kept.append(trap)
+    return tuple(kept)
+
+
+_POWER = {
+    "B": "1", "KB": "10**3", "MB": "10**6", "GB": "10**9", "TB": "10**12",
+    "KiB": "2**10", "MiB": "2**20", "GiB": "2**30", "TiB": "2**40",
+}  # fmt: skip
+_GB_GIB = GIB / GB  # 1.0737: a GiB is 7.4% bigger than a GB
+_MIB_MB = MIB / MB  # 1.0486: a MiB is 4.9% bigger than a MB
+
+
+def _gap_message(factor: float, asked: str) -> str:
+    """The message for an answer `factor` times the right one, where factor is the GB/GiB gap or its inverse."""
+    high = factor > 1
+    pct = f"{(_GB_GIB - 1) * 100:.1f}%"
+    if asked == "GB" and not high:
+        return f"that looks like GiB (2**30 bytes), but the question asks for GB (10**9 bytes): a GiB is {pct} more."
+    if asked == "GiB" and high:
+        return f"that looks like GB (10**9 bytes), but the question asks for GiB (2**30 bytes): a GiB is {pct} more."
+    if asked == "billion" and not high:
+        return (
+            f"that is {pct} low, the gap between a GiB (2**30 bytes) and a GB (10**9 bytes): you divided by 2**30, "
+            "or read a figure in GiB (or MiB ÷ 1024) as GB. Start from the bytes; a billion is 10**9."
+        )
+    direction = "high" if high else "low"
+    return (
+        f"that is {pct} too {direction}: exactly the gap between a GiB (2**30 bytes) and a GB (10**9 bytes). "
+        "Somewhere a GB was taken for a GiB, or the other way round: start from the bytes."
+    )
+
+
+def _unit_slips(right: float, unit: str) -> tuple[Trap, ...]:
+    """The unit slips any answer in `unit` can make, each with its own message (every number exercise).
+
+    Off by 10**9 or 2**30 (bytes for GB or GiB), GB/GiB (7.4%), MiB/MB (4.9%), 1000 for 1024 (2.4%),
+    a factor 1000 or 1024 (one unit step), and for a speed-up ('x') the inverted ratio.
+    """
+    if right <= 0:
+        return ()
+    slips: list[Trap] = [Trap(1 / right, GPU_OVER_CPU, 0.05)] if unit == "x" else []
+    memory = unit in BYTE_UNITS
+    if memory and BYTE_UNITS[unit] > 1:
+        slips.append(
+            Trap(right * BYTE_UNITS[unit], f"that looks like bytes, not {unit}: divide the bytes by {_POWER[unit]}.")
+        )
+    for name, factor in (("10**9", 1e9), ("2**30", 2**30)):
+        if unit != "billion":  # a raw count of parameters is read as billions, so that one never arrives
+            why = (
+                f"it looks like bytes, where the question asks for {unit}"
+                if memory
+                else (f"a factor of {name} slipped in, as when bytes are given where GB are meant")
+            )
+            slips.append(Trap(right * factor, f"that is about {name} times too big: {why}. Divide by {name}."))
+        slips.append(
+            Trap(
+                right / factor, f"that is about {name} times too small: something was divided by {name} once too often."
+            )
+        )
+    if not memory and unit != "billion":
+        return tuple(slips)
+    slips += [
+        Trap(right / _GB_GIB, _gap_message(1 / _GB_GIB, unit), 0.005),
+        Trap(right * _GB_GIB, _gap_message(_GB_GIB, unit), 0.005),
+        Trap(
+            right / _MIB_MB,
+            f"that is {(1 - 1 / _MIB_MB) * 100:.1f}% too low: the gap between a MiB (2**20 bytes) and a MB "
+            "(10**6 bytes). A MiB was taken for a MB somewhere: 1 MiB = 2**20 = 1,048,576 bytes.",
+            0.005,
+        ),
+        Trap(
+            right * _MIB_MB,
+            f"that is {(_MIB_MB - 1) * 100:.1f}% too high: the gap between a MiB (2**20 bytes) and a MB "
+            "(10**6 bytes). Somewhere a MB was taken for a MiB, or the other way round.",
+            0.005,
+        ),
+        Trap(
+            right * 1.024,
+            "that is 2.4% too high: the factor 1024 ÷ 1000. One step divided by 1000 where 1024 belongs "
+            "(1 GiB = 1024 MiB), or multiplied by 1024 where 1000 belongs (1 GB = 1000 MB).",
+            0.005,
+        ),
+        Trap(
+            right / 1.024,
+            "that is 2.3% too low: the factor 1000 ÷ 1024. One step divided by 1024 where 1000 belongs "
+            "(1 GB = 1000 MB), or by 1000 where 1024 belongs.",
+            0.005,
+        ),
+        Trap(right * 1000, "that is 1000 times too big: one unit step too small (MB for GB, millions for billions)."),
+        Trap(
+            right / 1000, "that is 1000 times too small: one unit step too big (TB for GB, or ÷ 1000 once too often)."
+        ),
+        Trap(right * 1024, "that is 1024 times too big: MiB where GiB belongs, or KiB where MiB belongs."),
+        Trap(right / 1024, "that is 1024 times too small: one ÷ 1024 too many (1 GiB = 1024 MiB)."),
+    ]
+    return tuple(slips)
+
+
 class NumberExercise(Exercise):
-    """An exercise whose answer is one number, in a stated `unit` ('GB', 'GiB', 'billion', 'x' or '') (lesson 04)."""
+    """An exercise whose answer is one number, in a stated `unit` ('GB', 'GiB', 'billion', 'x' or '') (lesson 04).
+
+    Besides its target's traps, every answer is tried against the generic unit slips (`_unit_slips`).
+    """
 
     def __init__(self, id: str, *, unit: str, target: Callable[[], Target], **kwargs: Any) -> None:
         super().__init__(id, **kwargs)
@@ -169,16 +372,39 @@ class NumberExercise(Exercise):
             raise Unreadable(f"I could read the number {value:g}, but not {words!r}: give just the number.")
         return value, ""
 
+    def _slips(self, target: Target) -> tuple[Trap, ...]:
+        """The generic slips this exercise's answers are tried against."""
+        return _unit_slips(target.value, self.unit)
+
+    def _verdict(self, value: float) -> tuple[str, str]:
+        """Judge a value already read in self.unit."""
+        shown = f"{value:g} {self.unit}".strip() if self.unit not in ("x", "") else f"{value:g}"
+        target = self.target()
+        return judge_number(value, target, shown=shown, slips=self._slips(target), rounded_ok=self.unit == "x")
+
     def _judge(self, answer: Any) -> tuple[str, str]:
         try:
             value, note = self._read(answer)
         except _WrongUnit as wrong:
-            return INCORRECT, str(wrong)
+            return INCORRECT, self._wrong_unit(wrong)
         if value < 0:
             return INCORRECT, f"{value:g} is negative, and this quantity cannot be."
-        shown = f"{value:g} {self.unit}".strip() if self.unit not in ("x", "") else f"{value:g}"
-        status, message = judge_number(value, self.target(), shown=shown)
+        status, message = self._verdict(value)
         return status, message + note
+
+    def _wrong_unit(self, wrong: _WrongUnit) -> str:
+        """Explain the unit; and when the amount, converted, is a known mistake, name that mistake too."""
+        converted = wrong.value * BYTE_UNITS[wrong.given] / BYTE_UNITS[wrong.asked]
+        status, message = self._verdict(converted)
+        if status == CORRECT:
+            return f"{wrong} The amount is right, only the unit is not."
+        if "Ask for a hint" in message:  # a plain miss: the unit is the thing to fix first
+            return str(wrong)
+        return f"{wrong} Converted, it is {converted:.4g} {wrong.asked}, which is still not right: {message}"
+
+    def _common_mistakes(self) -> tuple[Any, ...]:
+        target = self.target()
+        return (*(t.value for t in _candidates(target, self._slips(target))), *self.wrong_answers)
 
     def _answer(self) -> float:
         return round(self.target().value, 4)
@@ -186,6 +412,7 @@ class NumberExercise(Exercise):
 
 class _WrongUnit(Exception):
     def __init__(self, value: float, given: str, asked: str) -> None:
+        self.value, self.given, self.asked = value, given, asked
         factor = BYTE_UNITS[given] / BYTE_UNITS[asked]
         super().__init__(
             f"you answered in {given}, but the question asks for {asked}. They are different units: "
@@ -227,6 +454,9 @@ class ChoiceExercise(Exercise):
     def _answer(self) -> str:
         return self.right
 
+    def _common_mistakes(self) -> tuple[Any, ...]:
+        return (*(letter for letter in self.options if letter != self.right), *self.wrong_answers)
+
     def __str__(self) -> str:
         lines = [super().__str__()] + [f"  {letter}) {text}" for letter, text in self.options.items()]
         return "\n".join(lines)
@@ -247,6 +477,33 @@ class VersionExercise(NumberExercise):
                     "version number. The CUDA version is on the same line, further right."
                 )
         return super()._judge(answer)
+
+    def _slips(self, target: Target) -> tuple[Trap, ...]:
+        major = float(math.floor(target.value))
+        if major == target.value:
+            return ()
+        return (
+            Trap(
+                major,
+                f"{major:g} is only the major version. A version has two parts, major.minor: give both, exactly "
+                "as printed.",
+                0,
+            ),
+        )
+
+    def _verdict(self, value: float) -> tuple[str, str]:
+        """A version is right only exactly: 12.21 is not 12.2."""
+        target = replace(self.target(), rel_tol=1e-12)
+        note = f" {target.note}" if target.note else ""
+        if value == float(math.floor(target.value)) or value == target.value:
+            return judge_number(value, target, shown=f"{value:g}", slips=self._slips(target))
+        traps = [t for t in target.traps if close(value, t.value, t.rel_tol)]
+        if not traps and math.floor(value) == math.floor(target.value):
+            return INCORRECT, (
+                f"{value:g} has the right major version ({math.floor(value)}) but not the right minor one: read "
+                f"the digits after the dot exactly as they are printed.{note}"
+            )
+        return judge_number(value, target, shown=f"{value:g}", slips=self._slips(target))
 
 
 class WeightsExercise(Exercise):
@@ -298,7 +555,7 @@ class WeightsExercise(Exercise):
                 lines.append(f"{dtype}: you wrote {unit}; answer in GB (10**9 bytes).")
                 continue
             target = Target(right, rel_tol=0.02, traps=self._traps(dtype, right), correct="right.")
-            status, message = judge_number(number, target, shown=f"{number:g} GB")
+            status, message = judge_number(number, target, shown=f"{number:g} GB", slips=_unit_slips(right, "GB"))
             right_count += status == CORRECT
             lines.append(f"{dtype}: {message}")
         status = CORRECT if right_count == len(self.dtypes) else INCORRECT
@@ -307,6 +564,18 @@ class WeightsExercise(Exercise):
 
     def _answer(self) -> dict[str, float]:
         return {d: round(v, 3) for d, v in self._expected().items()}
+
+    def _common_mistakes(self) -> tuple[Any, ...]:
+        right = self._expected()
+        gb_per_byte = self.n_params / GB
+        mistakes = [
+            {d: round(v * GB / GIB, 3) for d, v in right.items()},  # GiB, not GB
+            {d: round(v * GB, 0) for d, v in right.items()},  # bytes, not GB
+            {d: round(2 * gb_per_byte, 3) for d in right},  # 2 bytes for every dtype
+        ]
+        if "int4" in right:  # 4 bits read as 4 bytes
+            mistakes.append({**{d: round(v, 3) for d, v in right.items()}, "int4": round(4 * gb_per_byte, 3)})
+        return (*mistakes, *self.wrong_answers)
 
 
 def _squash(name: str) -> str:
@@ -357,3 +626,12 @@ class GpuSetExercise(Exercise):
 
     def _answer(self) -> list[str]:
         return [g.key for g in self.options if g.usable_bytes >= self.need_bytes]
+
+    def _common_mistakes(self) -> tuple[Any, ...]:
+        fits = self._answer()
+        too_small = [g.key for g in self.options if g.key not in fits]
+        mistakes: list[list[str]] = [[*too_small[-1:], *fits]] if too_small else []  # the nearest miss, by name
+        if len(fits) > 1:
+            mistakes.append(fits[1:])  # one that fits left out
+        mistakes.append([g.key for g in self.options])  # every one
+        return (*mistakes, *self.wrong_answers)

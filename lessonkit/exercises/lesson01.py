@@ -12,8 +12,20 @@ _T4_MIB = T4.memory_mib_smi
 _T4_BYTES = to_bytes(_T4_MIB, "MiB")
 
 
+def _rounded_or_datasheet(sold: float) -> str:
+    """The message for a whole number that is both the rounded conversion and the datasheet's figure (lesson 01)."""
+    less_mb = (_T4_BYTES - to_bytes(sold, "GB")) / 1e6
+    return (
+        f"{sold:g} is a rounded answer: give one decimal. A whole number cannot tell your conversion apart from "
+        f"the datasheet's '{sold:g} GB' ({sold:g} × 10**9 bytes), which is a different amount: {less_mb:.0f} MB "
+        f"less than nvidia-smi's {_T4_MIB} MiB. Margins that small decide whether a model fits (lesson 03), "
+        "so convert exactly and keep the decimal."
+    )
+
+
 def _t4_gb_target() -> Target:
     gib = _T4_MIB / 1024
+    sold = T4.memory_gb_sold
     return Target(
         _T4_BYTES / GB,
         rel_tol=0.005,
@@ -22,12 +34,7 @@ def _t4_gb_target() -> Target:
         traps=(
             Trap(gib, f"{gib:g} is the amount in GiB (2**30 bytes), or the loose '{gib:g} GB'. A GB is 10**9 bytes."),
             Trap(_T4_MIB / 1000, MIB_AS_MB),
-            Trap(
-                float(T4.memory_gb_sold),
-                f"{T4.memory_gb_sold:g} GB is what the datasheet says the card carries; "
-                "nvidia-smi shows what the driver reports.",
-                0.002,
-            ),
+            Trap(float(sold), _rounded_or_datasheet(sold), 0.002),
             Trap(_T4_MIB / 1e9, MIB_AS_BYTES),
         ),
     )
@@ -71,5 +78,34 @@ EXERCISES: list[Exercise] = [
         hints=("Which company's GPUs does CUDA run on?", "Which GPU does a MacBook have?"),
         explanation="CUDA is NVIDIA's platform: it needs an NVIDIA GPU and a CUDA build of PyTorch, and macOS has "
         "neither (PyTorch offers no CUDA build for macOS). So False is correct; MPS is the Mac's GPU route.",
+    ),
+    ChoiceExercise(
+        "01-cpu-only-build",
+        title="nvidia-smi works, CUDA does not",
+        options={
+            "A": "Update the NVIDIA driver: it is too old for this PyTorch.",
+            "B": "Reinstall PyTorch with the command that pytorch.org gives for your CUDA version.",
+            "C": "Install NVIDIA's CUDA toolkit: PyTorch needs it next to the driver.",
+            "D": "Close the other notebooks: something else is using the GPU.",
+        },
+        answer="B",
+        correct="`Built for CUDA: None` means this PyTorch was built without CUDA. The driver is fine, since "
+        "nvidia-smi reaches the card. Reinstall PyTorch with the command from pytorch.org's selector, for a CUDA "
+        "version no newer than nvidia-smi's `CUDA Version`.",
+        feedback={
+            "A": "an old driver is the cause when `Built for CUDA` shows a version number. `None` means this "
+            "PyTorch has no CUDA support at all, whatever the driver.",
+            "C": "PyTorch's CUDA builds bring their own CUDA libraries: the driver is all they need. This PyTorch "
+            "was built without CUDA, which `Built for CUDA: None` says.",
+            "D": "another program on the GPU does not take CUDA away from PyTorch. `Built for CUDA: None` is "
+            "about the PyTorch you installed, not about the GPU.",
+        },
+        hints=(
+            "nvidia-smi works, so the driver can reach the card. Which of the two programs cannot see the GPU?",
+            "Step 5 of lesson 01: what does `Built for CUDA: None` say about the PyTorch you installed?",
+        ),
+        explanation="nvidia-smi printing its table shows that the driver and the card work. `torch.version.cuda` "
+        "is None only in a PyTorch built without CUDA, a CPU-only build. The fix is a CUDA build of PyTorch, "
+        "installed with the command pytorch.org gives (lesson 01, Step 7).",
     ),
 ]

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from lessonkit.exercises.kinds import MIB_AS_MB, Exercise, NumberExercise, Target, Trap
+from lessonkit.exercises.kinds import MIB_AS_MB, ChoiceExercise, Exercise, NumberExercise, Target, Trap
 from lessonkit.gpus import find_gpu
-from lessonkit.units import GIB
-from lessonkit.vram import max_params, to_bytes
+from lessonkit.models import find_model
+from lessonkit.reference import colab_t4_cuda_total_memory
+from lessonkit.units import GB, GIB, MIB
+from lessonkit.vram import max_params, to_bytes, weights_bytes
 
 RTX_4090 = find_gpu("RTX_4090")
 _RTX_4090_MIB = RTX_4090.memory_mib_smi
@@ -23,14 +25,22 @@ def _rtx4090_target() -> Target:
         traps=(
             Trap(
                 sold / 2,
-                f"that starts from {sold:g} GB, or from {mib / 1024:.2f} GiB, not from the bytes: a billion "
-                "parameters needs 2 × 10**9 bytes, and a GiB is 2**30 bytes.",
+                f"{sold / 2:g} is a whole number. If you rounded your result down, give one decimal instead. If you "
+                f"started from the box's '{sold:g} GB' or from {mib / 1024:.2f} GiB, start from the bytes: a billion "
+                "fp16 parameters need 2 × 10**9 bytes, and a GiB is 2**30 bytes.",
             ),
             Trap(mib * 1e6 / 2 / 1e9, MIB_AS_MB),
             Trap(right / 2, "that uses 4 bytes per parameter, which is fp32. fp16 takes 2 bytes."),
             Trap(right * 2, "that is the memory in GB, not a number of parameters: divide by 2 bytes per parameter."),
         ),
     )
+
+
+# 03-8b-on-t4: Llama 3 8B in fp16 against a Colab T4. Llama 3.1 8B has Llama 3 8B's shapes, so its catalog count
+# is the 8,030,261,248 parameters that lesson 03 counts tensor by tensor in Step 5.
+_T4 = find_gpu("T4")
+_8B_BYTES = weights_bytes(find_model("llama-3.1-8b").n_params, "fp16")
+_T4_CUDA_BYTES = colab_t4_cuda_total_memory()["value"]  # what CUDA reports on a Colab T4
 
 
 def _train_target() -> Target:
@@ -85,5 +95,37 @@ EXERCISES: list[Exercise] = [
         explanation="2 + 2 + 4 + 4 + 4 = 16 bytes per parameter; × 10**9 parameters = 16 GB, before activations.",
         code="bytes_per_param = 2 + 2 + 4 + 4 + 4   # weights, gradients, master copy, two moments\n"
         "answer = 1e9 * bytes_per_param / 1e9   # GB",
+    ),
+    ChoiceExercise(
+        "03-8b-on-t4",
+        title="Llama 3 8B in fp16 on a Colab T4",
+        options={
+            "A": f"Yes: {_8B_BYTES / GB:.2f} GB is less than {_T4.usable_bytes / GB:.2f} GB, with "
+            f"{(_T4.usable_bytes - _8B_BYTES) / MIB:.0f} MiB to spare.",
+            "B": "No: a program gets less than nvidia-smi's total, and the CUDA context, the KV cache and the "
+            "activations need room too. Use int8 or int4.",
+            "C": f"Yes, easily: in GiB the weights are only {_8B_BYTES / GIB:.2f} GiB.",
+            "D": f"No: 8 billion parameters × 4 bytes is {2 * _8B_BYTES / GB:.0f} GB, twice the card.",
+        },
+        answer="B",
+        correct=f"on paper it fits nvidia-smi's total, but CUDA gives programs about {_T4_CUDA_BYTES / GB:.2f} GB "
+        f"on a Colab T4, {(_8B_BYTES - _T4_CUDA_BYTES) / MIB:.0f} MiB less than the weights alone, before the CUDA "
+        f"context and the KV cache. In int8 ({_8B_BYTES / 2 / GB:.2f} GB) it fits with room for the rest.",
+        feedback={
+            "A": f"that is the weights-only bound against nvidia-smi's total. A program gets what CUDA reports, "
+            f"{_T4_CUDA_BYTES / GB:.2f} GB on a Colab T4: less than the weights, before anything else.",
+            "C": f"changing the unit changes both sides: the T4's {_T4.memory_mib_smi} MiB is "
+            f"{_T4.usable_bytes / GIB:g} GiB, so the margin is the same {(_T4.usable_bytes - _8B_BYTES) / MIB:.0f} "
+            "MiB. A unit never makes room.",
+            "D": "4 bytes per parameter is fp32. In fp16 each parameter takes 2 bytes.",
+        },
+        hints=(
+            "Is nvidia-smi's total what a program can use? Step 3 of lesson 03 compares it with what CUDA reports.",
+            "Besides the weights, what else must fit while a model runs? Step 5 and Step 7 of lesson 03 list it.",
+        ),
+        explanation=f"The fp16 weights ({_8B_BYTES / GB:.2f} GB) pass the weights-only bound of nvidia-smi's "
+        f"{_T4.usable_bytes / GB:.2f} GB, but that bound is an upper limit, not a promise. CUDA reports "
+        f"{_T4_CUDA_BYTES / GB:.2f} GB on a Colab T4, and the CUDA context, the KV cache and the activations come "
+        "on top. So run Llama 3 8B on a T4 in int8 or int4.",
     ),
 ]

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import torch
+
 from lessonkit.exercises import machine
 from lessonkit.exercises.display import CORRECT, INCORRECT
 from lessonkit.exercises.kinds import (
@@ -19,12 +21,14 @@ from lessonkit.exercises.kinds import (
     NumberExercise,
     Target,
     Trap,
+    _unit_slips,
+    close,
     distinct_traps,
     judge_number,
 )
 from lessonkit.exercises.machine import SPEEDUP_N, recorded_run, recorded_seconds
 from lessonkit.exercises.reading import read_ratio
-from lessonkit.gpus import find_gpu
+from lessonkit.gpus import GpuSpec, find_gpu
 from lessonkit.timing import matmul_flops
 from lessonkit.units import GB, GIB, MIB
 from lessonkit.vram import format_bytes
@@ -40,8 +44,23 @@ _H100_FP32_TFLOP_TEXT = (
 T4 = find_gpu(machine.FALLBACK_GPU)  # what a machine without a GPU is judged against
 
 
+SPEEDUP_BAND = 1.5  # the learner's warm median and the check's own, same matmul, same machine: within this factor
+NEAR_ONE = 1.3  # a "speed-up" within this factor of 1 means both halves ran on the same processor
+
+
+def _live_speedup(device: torch.device) -> tuple[float, float]:
+    """(CPU seconds, speed-up) of the SPEEDUP_N matmul measured on this machine now, both warm medians."""
+    cpu_seconds = machine.cpu_matmul_seconds()
+    return cpu_seconds, cpu_seconds / machine.gpu_matmul_seconds(device)
+
+
 class SpeedupExercise(Exercise):
-    """04-speedup: a measured CPU-vs-GPU speed-up, judged for plausibility on this machine (lesson 04)."""
+    """04-speedup: a CPU-vs-GPU speed-up, judged against this machine's own measurement (lesson 04).
+
+    On a GPU the check times the same matmul itself, warm, on both sides, and accepts the learner's figure
+    within SPEEDUP_BAND of it; a figure near 1×, a cold first call, an inverted ratio and an impossible rate
+    each get their own message. Without a GPU the question is the Colab T4 run recorded in lesson 02.
+    """
 
     def _judge(self, answer: Any) -> tuple[str, str]:
         value = read_ratio(answer)
@@ -49,40 +68,65 @@ class SpeedupExercise(Exercise):
             return INCORRECT, "a speed-up is one time divided by another, so it is always above 0."
         device = machine.pick_device()
         if device.type == "cpu":
-            return judge_number(value, _recorded_speedup_target(), shown=f"{value:g}")
-        gpu = machine.device_memory(device).name
-        inverted = "If you divided the GPU time by the CPU time, turn it round: speed-up = CPU time ÷ GPU time. "
-        if value < 1 and device.type == "cuda":
-            return INCORRECT, (
-                f"{value:.3g} would mean the CPU beat your {gpu} on a {SPEEDUP_N} × {SPEEDUP_N} matmul, which a "
-                f"GPU wins easily. {inverted}Otherwise the GPU time probably includes its cold first call "
-                "(`first_call`, or a single run without warm-up): use the `.median` of `benchmark()`."
+            target = _recorded_speedup_target()
+            return judge_number(
+                value, target, shown=f"{value:g}", slips=_unit_slips(target.value, "x"), rounded_ok=True
             )
-        cpu_seconds = machine.cpu_matmul_seconds()
+        gpu = machine.device_memory(device).name
+        cpu_seconds, live = _live_speedup(device)
         implied = matmul_flops(SPEEDUP_N) * value / cpu_seconds / 1e12
         limit = 2 * _H100_TF32_TFLOPS if machine.tf32_allowed() else 3 * _H100_FP32_TFLOPS
+        size = f"{SPEEDUP_N} × {SPEEDUP_N}"
         if implied > limit:
             return INCORRECT, (
-                f"this CPU takes about {cpu_seconds * 1e3:.0f} ms per matmul here, so a speed-up of {value:.3g} "
+                f"this CPU takes about {cpu_seconds * 1e3:.0f} ms per {size} matmul here, so a speed-up of {value:.3g} "
                 f"means your GPU did {implied:,.0f} TFLOP/s. Even an H100 peaks at {_H100_FP32_TFLOP_TEXT}. "
                 "The clock almost certainly stopped before the GPU had finished: call `synchronize()` before "
                 "reading the clock, or use `benchmark()`, which does."
             )
-        note = ""
-        if value < 1:  # only on Apple-silicon GPUs: no recorded reference to judge against
-            note = " It is below 1, though: make sure you used the warm `.median`, not the first call."
-        run = recorded_run()
-        return CORRECT, (
-            f"a speed-up of {value:.3g} on your {gpu} is plausible: it implies {implied:,.1f} TFLOP/s against "
-            f"this CPU's {cpu_seconds * 1e3:.0f} ms per matmul. (The recorded Colab T4 run reached "
-            f"{_recorded_speedup():.1f}× at {run['n']} × {run['n']}.){note}"
+        low, high = live / SPEEDUP_BAND, live * SPEEDUP_BAND
+        measured = f"(measured just now on this machine: the same {size} matmul, warmed up, on the CPU and your {gpu})"
+        if low <= value <= high:
+            return CORRECT, (
+                f"a speed-up of {value:.3g} agrees with the check's own measurement, {live:.3g}× {measured}. "
+                f"It means {implied:,.1f} TFLOP/s on your {gpu}."
+            )
+        if value > high:
+            return INCORRECT, (
+                f"{value:.3g} is well above what this machine measures {measured}. Either the GPU clock stopped "
+                "before the GPU had finished (call `synchronize()`, or use `benchmark()`), or the CPU side was timed "
+                "cold: use warm medians on both sides."
+            )
+        if low > 1 and low <= 1 / value <= high:
+            return INCORRECT, f"{GPU_OVER_CPU} Your figure is below 1 and its inverse matches this machine {measured}."
+        if low > NEAR_ONE and 1 / NEAR_ONE <= value <= NEAR_ONE:
+            return INCORRECT, (
+                f"{value:.3g} is about 1×: both halves ran on the same processor. Check that the GPU half's tensors "
+                "were moved with `.to(device)`, and that `device` is the GPU, not 'cpu'."
+            )
+        return INCORRECT, (
+            f"{value:.3g} is far below what your {gpu} does when warm {measured}. The GPU time probably includes its "
+            "cold first call (CUDA start-up, loading cuBLAS) or the copy to the GPU. Time it with `benchmark()`, "
+            "which warms up first, and use the warm `.median`, not `.first_call` or a single run without warm-up."
         )
 
     def _answer(self) -> float:
         device = machine.pick_device()
         if device.type == "cpu":
             return round(_recorded_speedup(), 2)
-        return round(machine.cpu_matmul_seconds() / machine.gpu_matmul_seconds(device), 2)
+        return round(_live_speedup(device)[1], 2)
+
+    def _common_mistakes(self) -> tuple[Any, ...]:
+        device = machine.pick_device()
+        if device.type == "cpu":
+            target = _recorded_speedup_target()
+            slips = _unit_slips(target.value, "x")
+            return (*(t.value for t in (*target.traps, *slips)), *self.wrong_answers)
+        cpu_seconds, live = _live_speedup(device)
+        mistakes = [live / 5, live * 2, 4 * _H100_TF32_TFLOPS * 1e12 * cpu_seconds / matmul_flops(SPEEDUP_N)]
+        if live / SPEEDUP_BAND > NEAR_ONE:  # only where the GPU clearly wins are 1× and the inverse wrong
+            mistakes += [1.0, 1 / live]
+        return (*mistakes, *self.wrong_answers)
 
 
 def _recorded_speedup() -> float:
@@ -103,8 +147,9 @@ def _recorded_speedup_target() -> Target:
             Trap(cold / warm, "that compares the two GPU runs with each other. Compare the CPU with the GPU.", 0.03),
         ),
         note=(
-            "No GPU was found here, so there is no live GPU speed-up to measure: answer with the Colab T4 run "
-            "recorded in lesson 02 (`lessonkit.reference.single_runs()`), or run this notebook in Colab."
+            "No GPU was found here, so there is no live GPU speed-up to measure, and the question becomes the "
+            f"Colab T4 run recorded in lesson 02: a {recorded_run()['n']} × {recorded_run()['n']} matmul "
+            "(`lessonkit.reference.single_runs()`). Or run this notebook in Colab and measure a real one."
         ),
     )
 
@@ -116,8 +161,10 @@ def _speedup_explanation() -> str:
             "This machine has no GPU, so the honest answer is the recorded Colab T4 run from lesson 02: "
             f"CPU {cpu} s ÷ warm GPU {warm} s. (On a GPU the code below measures your own.)"
         )
+    _, live = _live_speedup(machine.pick_device())
     return (
-        "Measure both sides on this machine with benchmark(), which warms up and synchronizes, and divide the medians."
+        "Measure both sides on this machine with benchmark(), which warms up and synchronizes, and divide the "
+        f"medians. Measured just now here: {live:.3g}×."
     )
 
 
@@ -141,27 +188,47 @@ else:                      # a GPU: measure both sides here, warmed up and synch
 """
 
 
+def _catalog_gpu(fallback: bool) -> GpuSpec | None:
+    """The catalog entry of the GPU the memory comes from (the T4 fallback, or this GPU if the catalog knows it)."""
+    if fallback:
+        return T4
+    try:
+        return find_gpu(machine.device_memory(machine.pick_device()).name)
+    except ValueError:  # a GPU the catalog does not list
+        return None
+
+
 def _vram_target() -> Target:
     memory, where, fallback = machine.memory_here()
     right = memory / 2 / 1e9
-    traps = []
-    if fallback:  # the T4's own classic slip first: 15360 MiB read as "15 GB"
-        gib = T4.memory_mib_smi / 1024
+    traps, also = [], []
+    spec = _catalog_gpu(fallback)
+    if spec is not None and spec.kind == "cuda":  # this GPU's own slips: nvidia-smi's MiB read as GB, the datasheet
+        gib = spec.memory_mib_smi / 1024
+        also.append(spec.usable_bytes / 2 / 1e9)  # starting from nvidia-smi's total instead of CUDA's is right too
         traps.append(
             Trap(
                 gib / 2,
-                f"that reads {T4.memory_mib_smi} MiB as '{gib:g} GB'. It is {gib:g} GiB, which is "
-                f"{T4.usable_bytes / GB:.1f} GB: start from the bytes.",
+                f"that reads {spec.memory_mib_smi} MiB as '{gib:g} GB'. It is {gib:g} GiB, which is "
+                f"{spec.usable_bytes / GB:.1f} GB: start from the bytes.",
             )
         )
-        ram = machine.ram_here()
-        if ram:
-            traps.append(
-                Trap(
-                    ram / 2 / 1e9,
-                    "that is half of this computer's RAM. A model on a GPU has to fit in the GPU's own memory.",
-                )
+        traps.append(
+            Trap(
+                spec.memory_gb_sold / 2,
+                f"that starts from the datasheet's '{spec.memory_gb_sold:g} GB'. Start from the bytes your GPU "
+                "reports, and keep two decimals.",
+                0.002,
             )
+        )
+    ram = machine.ram_here()
+    if ram:
+        traps.append(
+            Trap(
+                ram / 2 / 1e9,
+                "that is half of this computer's RAM. A model on a GPU has to fit in the GPU's own memory.",
+            )
+        )
     traps += [
         Trap(memory / 4 / 1e9, "that uses 4 bytes per parameter, which is fp32. The exercise asks for fp16: 2 bytes."),
         Trap(memory / 1e9, "that is the memory in GB, not a number of parameters: each fp16 parameter takes 2 bytes."),
@@ -169,13 +236,15 @@ def _vram_target() -> Target:
         Trap(memory / MIB * 1e6 / 2 / 1e9, MIB_AS_MB),
         Trap(memory / MIB / 2 / 1e9, MIB_AS_BYTES),
     ]
+    also = [a for a in also if not close(a, right, 0.001)]
     return Target(
         right,
-        rel_tol=0.03,
+        rel_tol=0.01,
         correct=f"{format_bytes(memory, 'GB', 2)} ÷ 2 bytes = {right:.2f} billion fp16 parameters, weights only. "
         "The CUDA context, the KV cache and activations need room too.",
-        traps=distinct_traps(traps, right, 0.03),
+        traps=distinct_traps(traps, (right, *also), 0.003),
         note=f"(Checked against {where}.)",
+        also=tuple(also),
     )
 
 
@@ -216,7 +285,8 @@ EXERCISES: list[Exercise] = [
         title="your CPU-vs-GPU speed-up",
         hints=(
             f"Time a {SPEEDUP_N} × {SPEEDUP_N} fp32 matmul with `benchmark()` on the CPU and on `pick_device()`, "
-            "then divide. No GPU here? Use the run recorded on a Colab T4 in lesson 02.",
+            f"then divide. No GPU here? Then the question is the {recorded_run()['n']} × {recorded_run()['n']} "
+            "run recorded on a Colab T4 in lesson 02.",
             "Speed-up = CPU time ÷ GPU time, both as warm medians (`.median`), never the first call.",
             "`speedup(cpu_measurement, gpu_measurement)` from `lessonkit.timing` divides the medians for you.",
         ),

@@ -63,6 +63,12 @@ def _smi_target() -> Target:
             ),
             Trap(mib * MIB / GB, "that is in GB (10**9 bytes); the question asks for GiB (2**30 bytes).", 0.004),
             Trap(
+                T4.memory_gb_sold * GB / GIB,
+                f"that converts the datasheet's '{T4.memory_gb_sold:g} GB' to GiB. The datasheet's figure is "
+                "rounded; the table prints the exact total in MiB. Convert that instead.",
+                0.002,
+            ),
+            Trap(
                 float(SMI_USED_MIB),
                 f"{SMI_USED_MIB} MiB is the memory in use, the first number of Memory-Usage. The total is the second.",
             ),

@@ -12,6 +12,7 @@ import warnings
 from numbers import Real
 from typing import Any
 
+from lessonkit._checks import THOUSANDS
 from lessonkit.units import BYTE_UNITS
 
 
@@ -26,7 +27,10 @@ def not_attempted(answer: Any) -> bool:
 
 def describe_answer(answer: Any) -> str:
     """An answer's type and a shortened repr, for messages such as 'got list [1, 2]' (lesson 04)."""
-    text = repr(answer)
+    try:
+        text = repr(answer)
+    except Exception:  # noqa: BLE001 - a learner's object whose __repr__ is broken
+        return f"a {type(answer).__name__} that cannot be shown"
     if len(text) > 60:
         text = text[:57] + "..."
     return f"{type(answer).__name__} {text}"
@@ -34,7 +38,12 @@ def describe_answer(answer: Any) -> str:
 
 _COLLECTIONS = (list, tuple, dict, set, frozenset)
 _NUMBER = re.compile(r"^([-+]?(?:\d[\d,]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)\s*(.*)$")
-_THOUSANDS = re.compile(r"^[-+]?\d{1,3}(?:,\d{3})+(?:\.\d*)?(?:[eE][-+]?\d+)?$")
+_THOUSANDS = THOUSANDS  # the one rule for commas in numbers, shared with lessonkit's size arguments
+
+
+def _is_array(answer: Any) -> bool:
+    """True for a numpy array or scalar and a torch tensor: things with .item() and a shape."""
+    return type(answer).__module__.split(".")[0] in ("numpy", "torch") and callable(getattr(answer, "item", None))
 
 
 def read_number(answer: Any, expected: str) -> tuple[float, str]:
@@ -59,9 +68,12 @@ def read_number(answer: Any, expected: str) -> tuple[float, str]:
             number = number.replace(",", "")
         value = float(number)
         unit = rest.strip().lower()
-    elif type(answer).__module__ == "numpy" and getattr(answer, "ndim", 0) > 0:
-        # numpy 2 refuses float() of an array with a warning, numpy 1 converts one element silently: refuse both
-        raise Unreadable(f"I expected {expected}, got {describe_answer(answer)}: give one number.")
+    elif _is_array(answer):
+        # numpy arrays and scalars, torch tensors: one rule for both, whatever the shape or requires_grad
+        size = answer.numel() if callable(getattr(answer, "numel", None)) else getattr(answer, "size", None)
+        if size != 1:
+            raise Unreadable(f"I expected {expected}, got {describe_answer(answer)}: give one number.")
+        return read_number(answer.item(), expected)
     elif isinstance(answer, Real) or (hasattr(answer, "__float__") and not isinstance(answer, _COLLECTIONS)):
         try:  # also numpy scalars and one-element torch tensors; warnings (numpy's deprecations) count as failures
             with warnings.catch_warnings():

@@ -4,14 +4,16 @@ JupyterLab runs on 127.0.0.1 with a token; Debian's chromium, driven by Playwrig
 with an ipywidgets control (lesson 07's VRAM calculator once it exists; tests/e2e/widget_fixture.ipynb
 until a lesson has a widget), runs every cell, checks that no cell shows an error, changes the
 widgets and sees the output change. Then it opens the handouts that `make handouts` wrote, offline,
-and checks that their plots, math and widget snapshots are visible. Screenshots go to dist/e2e/.
+in both editions, and checks that their plots, math and widget snapshots are visible, that the student
+edition shows no solution and the teacher edition every exercise's notes, in the HTML and in the two
+PDFs. Screenshots go to dist/e2e/.
 
 Every lesson as a reader sees it (issue 12): JupyterLab renders each lesson's markdown, and the same
-check (tools/reader_check.py) runs over it and over each handout. It fails on a formula where the text
-meant none (two dollar prices paired by MathJax; a cell that means math carries the cell tag
-`allow-math`), on markdown or HTML showing as text, and on a link to a file or anchor that does not
-exist, and names the lesson, the cell id and what the reader sees. A throw-away notebook with each
-defect planted proves that each is caught, in JupyterLab and in a handout.
+check (tools/reader_check.py) runs over it and over each handout, student and teacher edition. It
+fails on a formula where the text meant none (two dollar prices paired by MathJax; a cell that means
+math carries the cell tag `allow-math`), on markdown or HTML showing as text, and on a link to a file
+or anchor that does not exist, and names the lesson, the cell id and what the reader sees. A
+throw-away notebook with each defect planted proves that each is caught, in JupyterLab and in a handout.
 
 Not part of `make test` (the file name does not start with test_): `make e2e` builds the handouts,
 then runs `CHROMIUM=/usr/bin/chromium python -m pytest tests/e2e/lab_e2e.py -v`.
@@ -385,7 +387,18 @@ def test_changing_a_widget_changes_its_output(ran: Page):
 
 # --- the handouts that `make handouts` wrote -------------------------------------------------------
 
-HANDOUT_FILES = sorted(HANDOUTS.glob("[0-9][0-9]_*.html"))
+# Both editions' lesson pages, dist/handouts/{student,teacher}/NN_name.html, in reading order.
+HANDOUT_FILES = [
+    HANDOUTS / edition / f"{lesson.stem}.html"
+    for edition in handouts.EDITIONS
+    for lesson in handouts.lessons(ROOT)
+    if (HANDOUTS / edition / f"{lesson.stem}.html").is_file()
+]
+
+
+def handout_id(path: Path) -> str:
+    return f"{path.parent.name}/{path.name}"
+
 
 CHECK_PAGE = """() => {
     const images = Array.from(document.querySelectorAll('.jp-OutputArea-output img, .handout-widget img'));
@@ -410,12 +423,15 @@ def open_offline(context, path: Path) -> tuple[Page, list[str]]:
 
 
 def test_handouts_were_built_for_every_lesson():
-    names = {p.stem for p in HANDOUT_FILES}
-    assert names == {p.stem for p in handouts.lessons(ROOT)}, "run `make handouts` first (make e2e does)"
+    lessons = {p.stem for p in handouts.lessons(ROOT)}
+    for edition in handouts.EDITIONS:
+        names = {p.stem for p in HANDOUT_FILES if p.parent.name == edition}
+        assert names == lessons, f"the {edition} edition lacks some lessons: run `make handouts` (make e2e does)"
+        assert (HANDOUTS / edition / "index.html").is_file()
     assert (HANDOUTS / "index.html").is_file()
 
 
-@pytest.mark.parametrize("path", HANDOUT_FILES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", HANDOUT_FILES, ids=handout_id)
 def test_handout_is_offline_and_its_plots_are_visible(browser_context, path: Path):
     page, asked = open_offline(browser_context, path)
     try:
@@ -429,9 +445,9 @@ def test_handout_is_offline_and_its_plots_are_visible(browser_context, path: Pat
         plots = page.locator(".jp-OutputArea-output img")
         if plots.count():
             plots.first.scroll_into_view_if_needed()
-            page.screenshot(path=str(SHOTS / f"handout_{path.stem}_plot.png"))
+            page.screenshot(path=str(SHOTS / f"handout_{path.parent.name}_{path.stem}_plot.png"))
         else:
-            page.screenshot(path=str(SHOTS / f"handout_{path.stem}.png"))
+            page.screenshot(path=str(SHOTS / f"handout_{path.parent.name}_{path.stem}.png"))
     finally:
         page.close()
 
@@ -470,17 +486,70 @@ def test_widget_snapshot_and_math_render_offline(browser_context, tmp_path: Path
         page.close()
 
 
-def test_course_pdf_has_a_cover_and_every_lesson():
+TEACHER_NOTES = """() => Array.from(document.querySelectorAll('.handout-teacher-notes')).map((notes) => ({
+    id: notes.getAttribute('data-exercise'),
+    shown: notes.getBoundingClientRect().height,
+    rows: Array.from(notes.querySelectorAll('table.handout-teacher-table tbody tr'))
+        .map((row) => row.children[1].textContent.trim()),
+}))"""
+
+
+def exercises_noted(lesson: Path) -> list[str]:
+    """The exercises whose notes the teacher edition of `lesson` must show: those it asks, then the rest of its own."""
+    asked = handouts.asked_exercises(nbformat.read(lesson, as_version=4))
+    own = [ex.id for ex in handouts.lesson_exercises(lesson.name[:2]) if ex.id not in asked.ids]
+    return list(dict.fromkeys(asked.ids)) + own
+
+
+@pytest.mark.parametrize("lesson", handouts.lessons(ROOT), ids=lambda p: p.name)
+def test_student_edition_hides_and_teacher_edition_shows_the_solutions(browser_context, lesson: Path):
+    student, teacher = (HANDOUTS / edition / f"{lesson.stem}.html" for edition in handouts.EDITIONS)
+    nb = nbformat.read(lesson, as_version=4)
+    asked = handouts.asked_exercises(nb)
+    assert handouts.solution_leaks(student.read_text("utf-8"), asked.ids, asked.demos) == []
+    page, _ = open_offline(browser_context, student)
+    try:
+        assert page.locator("details").count() == 0, f"student/{student.name} has a <details> answer"
+        assert page.evaluate(TEACHER_NOTES) == [], f"student/{student.name} shows teacher notes"
+        checks = page.locator(".jp-OutputArea-output", has_text="Not attempted yet").count()
+        assert checks >= len(asked.checks), "every check in the student edition says Not attempted"
+    finally:
+        page.close()
+    page, _ = open_offline(browser_context, teacher)
+    try:
+        notes = page.evaluate(TEACHER_NOTES)
+        assert [n["id"] for n in notes] == exercises_noted(lesson)
+        for n in notes:
+            assert n["shown"] > 50, f"{n['id']}'s notes are not visible"
+            assert n["rows"] and n["rows"][0].endswith("correct") and "incorrect" not in n["rows"][0], n
+        if notes:
+            page.locator(".handout-teacher-notes").first.scroll_into_view_if_needed()
+            page.screenshot(path=str(SHOTS / f"handout_teacher_{lesson.stem}_notes.png"))
+    finally:
+        page.close()
+
+
+@pytest.mark.parametrize("edition", handouts.EDITIONS)
+def test_course_pdf_has_a_cover_and_every_lesson(edition: str):
     from pypdf import PdfReader
 
-    reader = PdfReader(str(HANDOUTS / handouts.PDF_NAME))
+    reader = PdfReader(str(HANDOUTS / handouts.PDF_NAMES[edition]))
     lessons = handouts.lessons(ROOT)
     assert len(reader.pages) >= len(lessons) + 1
     cover = reader.pages[0].extract_text()
     assert "Where and when these outputs were made" in cover and "Generated" in cover
+    assert handouts.EDITION_TITLES[edition] in cover
     titles = [item.title for item in reader.outline if not isinstance(item, list)]
-    for path in lessons:
-        assert handouts.lesson_title(nbformat.read(path, as_version=4), path.stem) in titles
+    expected = [handouts.lesson_title(nbformat.read(path, as_version=4), path.stem) for path in lessons]
+    assert titles[1:] == expected, "the lessons in reading order, after the cover"
+    text = handouts.squeeze("".join(page.extract_text() for page in reader.pages[1:]))
+    for ident in (ident for lesson in lessons for ident in exercises_noted(lesson)):
+        marker = handouts.squeeze(f"Teacher edition · exercise {ident}")
+        solution = handouts.squeeze(f"Solution ({handouts.EXERCISES[ident].title}):")
+        if edition == handouts.TEACHER:
+            assert marker in text and solution in text, f"course-teacher.pdf lacks {ident}'s notes"
+        else:
+            assert marker not in text and solution not in text, f"course-student.pdf shows {ident}'s solution"
 
 
 # --- every lesson as a reader sees it (issue 12) -------------------------------------------------------
@@ -634,7 +703,7 @@ def test_lesson_reads_as_meant_in_jupyterlab(read_lessons, lesson: Path):
     assert not found, f"{lesson.name} as JupyterLab renders it:\n{reader_check.report(found)}"
 
 
-@pytest.mark.parametrize("path", HANDOUT_FILES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", HANDOUT_FILES, ids=handout_id)
 def test_handout_reads_as_meant(browser_context, path: Path):
     source = ROOT / "notebooks" / f"{path.stem}.ipynb"
     if not source.is_file():
@@ -644,7 +713,7 @@ def test_handout_reads_as_meant(browser_context, path: Path):
     anchors = reader_check.Anchors()
     anchors.add(path, found["ids"])
     problems = reader_check.problems(source.name, path, cells, anchors)
-    assert not problems, f"handout {path.name}:\n{reader_check.report(problems)}"
+    assert not problems, f"handout {handout_id(path)}:\n{reader_check.report(problems)}"
 
 
 def read_handout(context, path: Path, nb) -> tuple[list[reader_check.Cell], dict]:

@@ -10,7 +10,7 @@ import sys
 import nbformat
 import pytest
 
-from lessonkit.course import colab_install_command
+from lessonkit.course import install_command
 from tests.matrix.conftest import LESSONS, execute, stderr_of, text_of
 
 FAKE_COLAB = """\
@@ -62,7 +62,7 @@ def test_setup_cell_installs_only_in_colab(path, tmp_path):
         nbformat.write(mini, mini_path)
         nb = execute(mini_path, cwd=path.parent, epilogue=REPORT_PIP)
         calls[name] = json.loads(nb.cells[-1].outputs[0]["text"])
-    assert calls["colab"] == [colab_install_command().removeprefix("pip ")]
+    assert calls["colab"] == [install_command().removeprefix("pip ")]
     assert calls["local"] == []
 
 

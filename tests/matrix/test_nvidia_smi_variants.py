@@ -23,3 +23,31 @@ def test_lesson_01_explains_what_nvidia_smi_did(variant, smi_path):
     smi_path(stdout, status)
     text = text_of(execute(LESSON_01))
     assert explanation in text
+
+
+# Issue 15: nvidia-smi as it really fails. Each fake is a shell body written as the whole program; lesson 01 must
+# run to the end (nbval-free here: execute() raises on any error) and say what happened.
+RAW_VARIANTS = {
+    "not-utf8-name": (r"printf '0, NVIDIA \377\376 GPU, 15360, 0, 0, 535.104.05\n'", "NVIDIA \ufffd\ufffd GPU"),
+    "not-utf8-failure": (
+        r"printf 'NVIDIA-SMI has failed \377 driver\n'; exit 9",
+        "NVIDIA-SMI has failed \ufffd driver",
+    ),
+    "lost-gpu-then-good": (
+        "echo 'Unable to determine the device handle for GPU0000:3B:00.0: Unknown Error'; "
+        "echo '1, Tesla T4, 15360, 0, 0, 535.104.05'",
+        "GPU 1: Tesla T4",
+    ),
+    "memory-not-reported": ("echo '0, NVIDIA GB10, [N/A], [N/A], 3, 580.95.05'", "memory not reported"),
+}
+
+
+@pytest.mark.parametrize("variant", RAW_VARIANTS)
+def test_lesson_01_survives_nvidia_smi_as_it_really_fails(variant, smi_path, tmp_path):
+    body, shown = RAW_VARIANTS[variant]
+    smi_path(None)  # PATH holds only the fake's folder and a shell
+    script = tmp_path / "bin" / "nvidia-smi"
+    script.write_text(f"#!/bin/sh\n{body}\n", encoding="utf-8")
+    script.chmod(0o755)
+    text = text_of(execute(LESSON_01))
+    assert shown in text

@@ -1,0 +1,237 @@
+"""Exercise judging that cannot be fooled: each slip a reviewer found gets its own message and never a ✓,
+every number exercise catches the generic unit slips, machine answers are judged against this machine,
+and the teacher notes list every common wrong answer with its verdict (lesson 04, Check yourself everywhere)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+import torch
+
+from lessonkit.device import DeviceMemory
+from lessonkit.exercises import EXERCISES, machine, reset
+from lessonkit.exercises.display import CORRECT, INCORRECT
+from lessonkit.exercises.kinds import NumberExercise, TeacherNote, VersionExercise
+from lessonkit.timing import matmul_flops
+from lessonkit.units import GB, GIB, MIB
+
+ROOT = Path(__file__).resolve().parent.parent
+NUMBERS = [ex for ex in EXERCISES.values() if isinstance(ex, NumberExercise) and not isinstance(ex, VersionExercise)]
+GENERIC_MISS = "Ask for a hint"  # the words of a miss that names no mistake
+T4_CUDA_TOTAL = 15835660288  # what CUDA reports on a Colab T4 (lessonkit.reference)
+
+
+@pytest.fixture(autouse=True)
+def fresh_scoreboard():
+    reset()
+    yield
+    reset()
+
+
+@pytest.fixture
+def cpu_machine(cpu_only, monkeypatch):
+    """No GPU, and a known 16 GiB of RAM, whatever this machine has."""
+    monkeypatch.setattr(machine, "ram_here", lambda: 16 * GIB)
+
+
+def fake_gpu(monkeypatch, *, kind="cuda", name="Tesla T4", total=T4_CUDA_TOTAL, cpu_seconds, gpu_seconds):
+    """Pretend the machine has a GPU whose warm matmul this machine measures at `gpu_seconds`."""
+    info = DeviceMemory(kind, name, total, total)
+    monkeypatch.setattr(machine, "pick_device", lambda: torch.device(kind))
+    monkeypatch.setattr(machine, "device_memory", lambda device=None: info)
+    monkeypatch.setattr(machine, "cpu_matmul_seconds", lambda: cpu_seconds)
+    monkeypatch.setattr(machine, "gpu_matmul_seconds", lambda device: gpu_seconds)
+    monkeypatch.setattr(machine, "tf32_allowed", lambda: False)
+    monkeypatch.setattr(machine, "ram_here", lambda: 16 * GIB)
+
+
+def wrong(result, *words: str) -> None:
+    """The answer is judged wrong, with a specific message containing every one of `words`."""
+    assert result.status == INCORRECT, result
+    assert GENERIC_MISS not in result.message, result
+    for word in words:
+        assert word in result.message, (word, result)
+
+
+# --- 04-smi-memory: "15360 MiB in GiB" --------------------------------------------------------
+
+
+def test_datasheet_gb_converted_to_gib_is_not_accepted():
+    ex = EXERCISES["04-smi-memory"]
+    wrong(ex.check("16 GB"), "datasheet")  # converting it, as the unit message asks, is named too
+    converted = 16 * GB / GIB  # 14.90 GiB: 0.67% from 15
+    wrong(ex.check(converted), "datasheet")
+    wrong(ex.check(round(converted, 2)), "datasheet")
+    assert ex.check(15).correct and ex.check("16.1 GB").status == INCORRECT
+
+
+# --- 04-speedup: judged against what this machine measures now --------------------------------
+
+
+def test_speedup_near_one_and_cold_runs_are_not_plausible_on_a_t4(monkeypatch):
+    fake_gpu(monkeypatch, cpu_seconds=0.25, gpu_seconds=0.003)  # a 2-core Colab CPU and a warm T4: 83x
+    ex = EXERCISES["04-speedup"]
+    for value in (1.0, 1.02):
+        wrong(ex.check(value), "about 1×", ".to(device)")
+    for value in (1.5, 2.0, 8):  # a cold, un-warmed first call
+        wrong(ex.check(value), "cold first call", "warm")
+    wrong(ex.check(1500), "well above", "synchronize()")  # 103 TFLOP/s: under the limit, far above this T4
+    wrong(ex.check(1 / 83), "GPU time ÷ CPU time")
+    assert ex.check(83).correct and ex.check(70).correct
+
+
+def test_speedup_on_mps_is_judged_against_this_mac(monkeypatch):
+    fake_gpu(monkeypatch, kind="mps", name="Apple silicon GPU via Metal (arm64)", cpu_seconds=0.05, gpu_seconds=0.01)
+    ex = EXERCISES["04-speedup"]
+    wrong(ex.check(1e-6), "cold first call")
+    assert ex.check(5).correct
+
+
+def test_speedup_is_measured_at_the_size_the_question_asks(monkeypatch):
+    fake_gpu(monkeypatch, cpu_seconds=0.25, gpu_seconds=0.003)
+    ex = EXERCISES["04-speedup"]
+    assert f"{machine.SPEEDUP_N} × {machine.SPEEDUP_N}" in ex.hints[0]
+    result = ex.check(83)
+    rate = matmul_flops(machine.SPEEDUP_N) * 83 / 0.25 / 1e12
+    assert f"{rate:,.1f} TFLOP/s" in result.message
+
+
+def test_without_a_gpu_the_question_and_the_accepted_figure_agree(cpu_machine):
+    ex = EXERCISES["04-speedup"]
+    run = machine.recorded_run()
+    size = f"{run['n']} × {run['n']}"
+    result = ex.check(run["cpu_s"] / run["gpu_second_run_s"])
+    assert result.correct and size in result.message  # the verdict says which question it answered
+    assert size in ex.hints[0]
+    nb = json.loads((ROOT / "notebooks" / "04_exercises.ipynb").read_text(encoding="utf-8"))
+    question = next("".join(c["source"]) for c in nb["cells"] if "".join(c["source"]).startswith("### Exercise 1 "))
+    no_gpu = question[question.index("No GPU here?") :]
+    assert size in no_gpu.split("\n\n")[0], "the notebook must ask the no-GPU learner for the recorded run's size"
+
+
+# --- 04-no-warmup -------------------------------------------------------------------------------
+
+
+def test_no_warmup_accepts_the_lessons_about_9_and_names_a_rounded_warm_figure(cpu_machine):
+    ex = EXERCISES["04-no-warmup"]
+    assert ex.check(9).correct and ex.check("9x").correct  # lesson 02 says "about 9×"
+    wrong(ex.check(22), "the warm speed-up")
+    wrong(ex.check(22.4), "the warm speed-up")
+
+
+# --- 04-your-vram, 04-smi-cuda, 04-mib-to-gb ----------------------------------------------------
+
+
+def test_your_vram_names_15_gb_on_a_real_t4(monkeypatch):
+    fake_gpu(monkeypatch, cpu_seconds=0.25, gpu_seconds=0.003)
+    ex = EXERCISES["04-your-vram"]
+    wrong(ex.check(7.5), "'15 GB'")
+    wrong(ex.check(8), "datasheet")
+    assert ex.check(T4_CUDA_TOTAL / 2e9).correct and ex.check(15360 * MIB / 2e9).correct
+
+
+def test_a_cuda_version_is_exact_and_whole():
+    ex = EXERCISES["04-smi-cuda"]
+    wrong(ex.check(12.21), "minor")
+    wrong(ex.check("12.21"), "minor")
+    wrong(ex.check(12), "only the major version")
+    wrong(ex.check("12"), "only the major version")
+    assert ex.check("12.2").correct
+
+
+def test_bytes_for_gb_are_named():
+    wrong(EXERCISES["04-mib-to-gb"].check(81920 * MIB), "looks like bytes", "10**9")
+    wrong(EXERCISES["01-t4-gb"].check(15360 * MIB), "looks like bytes", "10**9")
+
+
+# --- the same tricks on every number exercise ---------------------------------------------------
+
+SLIPS = {
+    "10**9 too big (bytes for GB)": 1e9,
+    "2**30 too big": 2**30,
+    "10**9 too small": 1e-9,
+    "GB for GiB": GIB / GB,
+    "GiB for GB": GB / GIB,
+    "MiB as MB": 1e6 / MIB,
+    "MB as MiB": MIB / 1e6,
+    "1000 for 1024": 1.024,
+    "1024 for 1000": 1 / 1.024,
+}
+
+
+def _memory_like(ex: NumberExercise) -> bool:
+    return ex.unit not in ("x", "")
+
+
+@pytest.mark.parametrize("ex", NUMBERS, ids=lambda ex: ex.id)
+def test_every_number_exercise_names_the_unit_slips(ex, cpu_machine):
+    right = ex.target().value
+    for name, factor in SLIPS.items():
+        if ex.unit == "billion" and factor > 1e6:  # a raw count of parameters is read as billions, on purpose
+            continue
+        if factor < 1e6 and factor > 1e-6 and not _memory_like(ex):  # GB/GiB-type gaps apply to memory only
+            continue
+        result = ex.check(right * factor)
+        assert result.status == INCORRECT, (name, result)
+        assert GENERIC_MISS not in result.message, (name, result)
+
+
+@pytest.mark.parametrize("ex", [ex for ex in NUMBERS if ex.unit == "x"], ids=lambda ex: ex.id)
+def test_an_inverted_ratio_is_named(ex, cpu_machine):
+    wrong(ex.check(1 / ex.target().value), "GPU time ÷ CPU time")
+
+
+@pytest.mark.parametrize("ex", [ex for ex in NUMBERS if _memory_like(ex)], ids=lambda ex: ex.id)
+def test_the_right_band_is_tighter_than_any_unit_slip(ex, cpu_machine):
+    right = ex.target().value
+    for factor in (1.012, 1 / 1.012):  # halfway to the smallest slip, 1024 vs 1000
+        assert not ex.check(right * factor).correct
+
+
+# --- teacher notes ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("ex", list(EXERCISES.values()), ids=lambda ex: ex.id)
+def test_teacher_notes_start_with_the_answer_and_name_every_wrong_one(ex, cpu_machine):
+    notes = ex.teacher_notes()
+    assert all(isinstance(n, TeacherNote) for n in notes)
+    first, *others = notes
+    assert first.status == CORRECT, first
+    assert others, "a teacher needs the common wrong answers too"
+    for note in others:
+        assert note.status != CORRECT, note
+        assert note.message.strip() and GENERIC_MISS not in note.message, note
+        assert note.answer_text.strip()
+    assert ex.last is None, "teacher notes leave the scoreboard alone"
+
+
+def test_teacher_notes_on_a_gpu_judge_this_machine(monkeypatch):
+    fake_gpu(monkeypatch, cpu_seconds=0.25, gpu_seconds=0.003)
+    for ident in ("04-speedup", "04-your-vram"):
+        first, *others = EXERCISES[ident].teacher_notes()
+        assert first.status == CORRECT and others
+        assert all(n.status != CORRECT and GENERIC_MISS not in n.message for n in others), others
+
+
+# --- solutions only on request ------------------------------------------------------------------
+
+
+def test_notebook_04_never_shows_a_solution_unasked():
+    nb = json.loads((ROOT / "notebooks" / "04_exercises.ipynb").read_text(encoding="utf-8"))
+    for cell in nb["cells"]:
+        source = "".join(cell["source"])
+        if cell["cell_type"] == "code":
+            called = [
+                line for line in source.splitlines() if ".solution()" in line and not line.strip().startswith("#")
+            ]
+            assert not called, f"cell {cell['id']} shows a solution on Run All: {called}"
+            stored = json.dumps(cell.get("outputs", []), ensure_ascii=False)
+            assert "Solution (" not in stored, f"cell {cell['id']} stores a solution"
+        assert "<details" not in source
+    headings = [
+        "".join(c["source"]).splitlines()[0] for c in nb["cells"] if c["cell_type"] == "markdown" and c["source"]
+    ]
+    assert not any(re.match(r"#+ For teachers", h) for h in headings)
