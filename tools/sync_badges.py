@@ -11,6 +11,7 @@ pyproject.toml, then everything else follows from them.
 from __future__ import annotations
 
 import argparse
+import functools
 import re
 import sys
 from pathlib import Path
@@ -47,6 +48,15 @@ def title_of(nb: nbformat.NotebookNode) -> str:
     raise ValueError("the first cell has no '# ' title")
 
 
+MINUTES = re.compile(r"about \d+ minutes")
+
+
+@functools.cache
+def lesson_minutes() -> dict[str, int]:
+    """Each lesson's time as tools/reading_time.py estimates it, rounded up to 5 minutes, by file name."""
+    return {row.name: rounded_minutes(row) for row in estimates()}
+
+
 def sync_notebook(path: Path) -> bool:
     nb = nbformat.read(path, as_version=4)
     before = nbformat.writes(nb)
@@ -54,6 +64,9 @@ def sync_notebook(path: Path) -> bool:
     if not BADGE_LINE.search(first.source):
         raise SystemExit(f"{path.name}: the first cell has no 'Open In Colab' badge line to update")
     first.source = BADGE_LINE.sub(course.colab_badge(path.name), first.source)
+    if not MINUTES.search(first.source):
+        raise SystemExit(f"{path.name}: the first cell does not say 'about N minutes' under its title")
+    first.source = MINUTES.sub(f"about {lesson_minutes()[path.name]} minutes", first.source, count=1)
     setup = next(c for c in nb.cells if c.cell_type == "code")
     if SETUP_MARK not in setup.source:
         raise SystemExit(f"{path.name}: the first code cell is not the Colab setup cell (no '{SETUP_MARK}')")
@@ -89,7 +102,7 @@ def lesson_table() -> str:
             f"notebooks/ has lessons {sorted(by_number)} but lessonkit/course.py lists {sorted(listed)}: "
             "add each lesson to CORE_PATH or DEEP_DIVES"
         )
-    minutes = {row.number: rounded_minutes(row) for row in estimates()}
+    minutes = {name[:2]: value for name, value in lesson_minutes().items()}
     parts = []
     for heading, numbers in (("Core path", course.CORE_PATH), ("Optional deep dives", course.DEEP_DIVES)):
         total = sum(minutes[n] for n in numbers)

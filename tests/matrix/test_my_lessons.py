@@ -24,7 +24,13 @@ import my_lessons  # noqa: E402
 
 LESSONS = sorted(p.name for p in (ROOT / "notebooks").glob(my_lessons.LESSON_GLOB))
 COURSE_FILES = ["Makefile", ".gitignore", "requirements.txt", "pyproject.toml", "README.md"]
-COURSE_DIRS = ["notebooks", "tools", "lessonkit", "reports"]  # what the lessons' relative links point into
+COURSE_DIRS = [
+    "notebooks",
+    "tools",
+    "lessonkit",
+    "reports",
+    "benchmarks",
+]  # what the lessons' relative links point into
 
 
 def git(repo: Path, *args: str) -> str:

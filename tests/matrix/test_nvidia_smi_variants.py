@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from tests.conftest import REAL_DRIVER_FAILURE
@@ -51,3 +53,14 @@ def test_lesson_01_survives_nvidia_smi_as_it_really_fails(variant, smi_path, tmp
     script.chmod(0o755)
     text = text_of(execute(LESSON_01))
     assert shown in text
+
+
+def test_lesson_01_stores_a_bounded_output_when_nvidia_smi_prints_megabytes(smi_path, tmp_path):
+    smi_path(None)
+    script = tmp_path / "bin" / "nvidia-smi"
+    # a Python fake: PATH holds no head or tr here
+    script.write_text(f"#!{sys.executable}\nimport sys\nprint('x' * 10_000_000)\nsys.exit(9)\n", encoding="utf-8")
+    script.chmod(0o755)
+    text = text_of(execute(LESSON_01))
+    assert "characters in all; the rest is left out" in text
+    assert len(text) < 500_000, f"lesson 01 stored {len(text):,} characters of output"
