@@ -270,6 +270,51 @@ def check_vram(ctx: Context) -> dict[str, Any]:
     }
 
 
+DECODE_PROMPT, DECODE_STEPS = 512, 64  # tokens read first, then tokens generated one at a time and timed
+
+
+@section("decode", "tokens/s of one-token-at-a-time generation against lessonkit's bandwidth upper bound")
+def check_decode(ctx: Context) -> dict[str, Any]:
+    from lessonkit.estimate import decode_speed
+    from lessonkit.models import find_model
+    from lessonkit.transformer import Transformer
+
+    rows = []
+    configs = [find_model("gpt2")] if ctx.smoke else [find_model("llama-3.2-1b"), find_model("llama-3.1-8b")]
+    prompt, steps = (8, 4) if ctx.smoke else (DECODE_PROMPT, DECODE_STEPS)
+    dtype, torch_dtype = ("fp32", torch.float32) if ctx.smoke else ("fp16", torch.float16)
+    for config in configs:
+        model = Transformer(config, dtype=torch_dtype, device=ctx.device).eval()
+        cache = model.new_cache(1, prompt + steps)
+        ids = torch.randint(0, config.vocab_size, (1, prompt), device=ctx.device)
+        next_ids = model.prefill(ids, cache).argmax(-1)  # (1, 1): the first generated token
+        next_ids = model.decode(next_ids, cache, prompt).argmax(-1)  # warm-up: the first step loads kernels
+        synchronize(ctx.device)
+        start = time.perf_counter()
+        for position in range(prompt + 1, prompt + steps):
+            next_ids = model.decode(next_ids, cache, position).argmax(-1)
+        synchronize(ctx.device)
+        measured = (steps - 1) / (time.perf_counter() - start)
+        row = {
+            "model": config.name,
+            "dtype": dtype,
+            "prompt": prompt,
+            "steps": steps - 1,
+            "measured_tokens_per_s": measured,
+        }
+        if ctx.spec is not None and ctx.spec.bandwidth_gb_s:
+            bound = decode_speed(config, ctx.spec, dtype=dtype, seq_len=prompt + steps, batch=1)
+            row["bound_tokens_per_s"] = bound.tokens_per_s
+            row["measured_share_of_bound"] = measured / bound.tokens_per_s
+        ctx.log(
+            f"  {config.name}: {measured:,.1f} tokens/s measured"
+            + (f", upper bound {row['bound_tokens_per_s']:,.1f}" if "bound_tokens_per_s" in row else "")
+        )
+        rows.append(row)
+        del model, cache
+    return {"rows": rows}
+
+
 def notebook_command(root: Path) -> list[str]:
     """pytest with nbval in lax mode over every notebook: outputs differ from the stored CPU ones, errors do not."""
     return [
@@ -433,6 +478,20 @@ def markdown(report: dict[str, Any]) -> str:
                 lines.append(
                     f"| {r['scenario']} | {format_bytes(r['estimate_bytes'])} | "
                     f"{format_bytes(r['measured_peak_bytes'])} | {r['error_pct']:+.2f}% | {r['peak_moment']} |"
+                )
+        elif name == "decode":
+            lines += [
+                "One token at a time from the KV cache (batch 1), against lessonkit's upper bound: memory bandwidth",
+                "divided by the bytes one step reads (`lessonkit.estimate.decode_speed`).",
+                "",
+                "| model | dtype | prompt | steps | measured tokens/s | upper bound | share of bound |",
+                "|---|---|---|---|---|---|---|",
+            ]
+            for r in result["rows"]:
+                lines.append(
+                    f"| {r['model']} | {r['dtype']} | {r['prompt']} | {r['steps']} | "
+                    f"{r['measured_tokens_per_s']:,.1f} | {_fmt(r.get('bound_tokens_per_s'))} | "
+                    f"{_fmt(r.get('measured_share_of_bound'), 2)} |"
                 )
         elif name == "notebooks":
             lines += [

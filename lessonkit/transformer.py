@@ -68,7 +68,9 @@ class Attention(nn.Module):
         self.o = nn.Linear(c.q_dim, h, bias=c.out_bias, **factory)
         self.heads, self.kv_heads, self.head_dim = c.num_heads, c.num_kv_heads, c.head_dim
 
-    def forward(self, x: torch.Tensor, rope: tuple | None, cache: torch.Tensor | None = None) -> torch.Tensor:
+    def forward(
+        self, x: torch.Tensor, rope: tuple | None, cache: torch.Tensor | None = None, start: int = 0
+    ) -> torch.Tensor:
         b, s, _ = x.shape
         q = self.q(x).view(b, s, self.heads, self.head_dim).transpose(1, 2)
         k = self.k(x).view(b, s, self.kv_heads, self.head_dim).transpose(1, 2)
@@ -76,18 +78,22 @@ class Attention(nn.Module):
         if rope is not None:
             q, k = _rotate(q, *rope), _rotate(k, *rope)
         if cache is not None:  # inference: keep this layer's keys and values for the tokens to come
-            cache[0, :, :, :s] = k
-            cache[1, :, :, :s] = v
+            cache[0, :, :, start : start + s] = k
+            cache[1, :, :, start : start + s] = v
+            if start:  # one new token (decode) attends to every token so far, its own included
+                k, v = cache[0, :, :, : start + s], cache[1, :, :, : start + s]
+        causal = start == 0  # a decoded token may see all of the cache: no mask
+        s = k.shape[2]
         grouped = self.kv_heads != self.heads  # each key/value head is shared by a group of query heads
         if grouped and _SDPA_GROUPS:  # torch 2.5+: attention reads the shared heads, no copies (attention="sdpa")
-            out = F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
+            out = F.scaled_dot_product_attention(q, k, v, is_causal=causal, enable_gqa=True)
         else:  # older torch: repeat each key/value head for its group (attention="sdpa_repeat_kv")
             if grouped:
                 group = self.heads // self.kv_heads
                 k = k[:, :, None].expand(b, self.kv_heads, group, s, self.head_dim).reshape(b, self.heads, s, -1)
                 v = v[:, :, None].expand(b, self.kv_heads, group, s, self.head_dim).reshape(b, self.heads, s, -1)
-            out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
-        return self.o(out.transpose(1, 2).reshape(b, s, -1))
+            out = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+        return self.o(out.transpose(1, 2).reshape(b, q.shape[2], -1))
 
 
 class MLP(nn.Module):
@@ -123,8 +129,10 @@ class Layer(nn.Module):
             self.mlp_post_norm = _norm(config, **factory)
         self.post_norms = config.norms_per_layer == 4
 
-    def forward(self, x: torch.Tensor, rope: tuple | None, cache: torch.Tensor | None = None) -> torch.Tensor:
-        out = self.attn(self.attn_norm(x), rope, cache)
+    def forward(
+        self, x: torch.Tensor, rope: tuple | None, cache: torch.Tensor | None = None, start: int = 0
+    ) -> torch.Tensor:
+        out = self.attn(self.attn_norm(x), rope, cache, start)
         x = x + (self.attn_post_norm(out) if self.post_norms else out)
         del out  # free the attention output before the MLP runs (autograd keeps what it needs)
         out = self.mlp(self.mlp_norm(x))
@@ -158,27 +166,28 @@ class Transformer(nn.Module):
             self.lm_head = nn.Linear(config.hidden_size, config.vocab_size, bias=False, **factory)
         self.checkpointing = False
 
-    def _rope(self, s: int, x: torch.Tensor) -> tuple | None:
+    def _rope(self, s: int, x: torch.Tensor, start: int = 0) -> tuple | None:
         if self.config.learned_positions:
             return None
         d = self.config.head_dim
         inv = 1.0 / (10000.0 ** (torch.arange(0, d, 2, device=x.device, dtype=torch.float32) / d))
-        angles = torch.outer(torch.arange(s, device=x.device, dtype=torch.float32), inv)
+        angles = torch.outer(torch.arange(start, start + s, device=x.device, dtype=torch.float32), inv)
         angles = torch.cat((angles, angles), dim=-1)
         return angles.cos().to(x.dtype), angles.sin().to(x.dtype)
 
-    def hidden(self, ids: torch.Tensor, cache: torch.Tensor | None = None) -> torch.Tensor:
-        """The final hidden states (after the last norm) for token ids of shape (batch, seq) (lesson 07)."""
+    def hidden(self, ids: torch.Tensor, cache: torch.Tensor | None = None, start: int = 0) -> torch.Tensor:
+        """The final hidden states (after the last norm) for token ids of shape (batch, seq) at positions
+        start, start + 1, ... (lesson 07)."""
         x = self.embed(ids)
         if self.config.learned_positions:
-            x = x + self.pos_embed(torch.arange(ids.shape[1], device=ids.device))
-        rope = self._rope(ids.shape[1], x)
+            x = x + self.pos_embed(torch.arange(start, start + ids.shape[1], device=ids.device))
+        rope = self._rope(ids.shape[1], x, start)
         for i, layer in enumerate(self.layers):
             layer_cache = None if cache is None else cache[:, i]
             if self.checkpointing and torch.is_grad_enabled():
-                x = checkpoint(layer, x, rope, layer_cache, use_reentrant=False)
+                x = checkpoint(layer, x, rope, layer_cache, start, use_reentrant=False)
             else:
-                x = layer(x, rope, layer_cache)
+                x = layer(x, rope, layer_cache, start)
         return self.final_norm(x)
 
     def head(self, x: torch.Tensor) -> torch.Tensor:
@@ -197,6 +206,18 @@ class Transformer(nn.Module):
     def prefill(self, ids: torch.Tensor, cache: torch.Tensor) -> torch.Tensor:
         """Read a prompt, fill `cache` with its keys and values, return the last position's logits (lesson 07)."""
         return self.head(self.hidden(ids, cache)[:, -1:])
+
+    @torch.no_grad()
+    def decode(self, ids: torch.Tensor, cache: torch.Tensor, position: int) -> torch.Tensor:
+        """One generated token per sequence (ids of shape (batch, 1)) at `position`: it reads every weight and the
+        cache's first `position` tokens, adds its own keys and values, and returns its logits (gpu-check)."""
+        if ids.dim() != 2 or ids.shape[1] != 1:
+            raise ValueError(f"ids must hold one token per sequence, shape (batch, 1), got {tuple(ids.shape)}")
+        if not 0 < position < cache.shape[4]:
+            raise ValueError(
+                f"position must be after the prompt and inside the cache (1 to {cache.shape[4] - 1}), got {position}"
+            )
+        return self.head(self.hidden(ids, cache, start=position))
 
     def new_cache(self, batch: int, tokens: int, dtype: torch.dtype | None = None) -> torch.Tensor:
         """An empty KV cache: (key/value, layer, batch, kv_heads, tokens, head_dim) (lesson 07)."""

@@ -234,3 +234,23 @@ def test_recorded_gpu_checks_name_their_report():
         assert (ROOT / check["report"]).exists(), "the report a record came from is committed"
         for figures in check["matmul"].values():
             assert figures["tflops"] > 0
+
+
+def test_smoke_run_times_decoding_on_the_cpu(no_cuda, one_thread, tmp_path):
+    """The decode section generates tokens one at a time from the KV cache and records tokens/s; on a GPU the
+    catalog knows, it adds lessonkit's bandwidth upper bound (decode_speed) and the share of it reached."""
+    rc = gpu_check.main(["--allow-cpu", "--sections", "decode", "--out", str(tmp_path)])
+    assert rc == 0
+    (json_path,) = tmp_path.glob("gpu-check-*.json")
+    (row,) = json.loads(json_path.read_text())["sections"]["decode"]["rows"]
+    assert row["model"] == "GPT-2 124M" and row["steps"] == 3 and row["measured_tokens_per_s"] > 0
+    assert "bound_tokens_per_s" not in row  # a CPU has no catalog bandwidth
+
+
+def test_decode_compares_with_the_bound_when_the_catalog_knows_the_gpu(monkeypatch):
+    from lessonkit.gpus import find_gpu
+
+    ctx = gpu_check.Context(device=torch.device("cpu"), smoke=True, spec=find_gpu("T4"), log=lambda line: None)
+    (row,) = gpu_check.check_decode(ctx)["rows"]
+    assert row["bound_tokens_per_s"] > 0
+    assert row["measured_share_of_bound"] == row["measured_tokens_per_s"] / row["bound_tokens_per_s"]
