@@ -195,6 +195,17 @@ def _calls() -> dict[str, Callable[[], dict[str, Any]]]:
         "memparts.logit_gradient_bytes": lambda: {"config": _gpt2(), "tokens": 128},
         "memparts.prefill_workspace_bytes": lambda: {"config": _gpt2(), "batch": 1, "seq": 128, "act": 2.0},
         "models.find_model": lambda: {"name": "gpt2"},
+        "hf_config.hf_config_fields": lambda: {
+            "config": {
+                "model_type": "llama",
+                "vocab_size": 100,
+                "hidden_size": 64,
+                "num_hidden_layers": 2,
+                "num_attention_heads": 4,
+                "intermediate_size": 128,
+            },
+            "name": "tiny llama",
+        },
         "models.llama_like": lambda: {"n_params": 8e9},
         "vram.dtype_bytes": lambda: {"dtype": "fp16"},
         "vram.weights_bytes": lambda: {"n_params": 8e9, "dtype": "fp16"},

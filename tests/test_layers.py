@@ -26,6 +26,7 @@ LAYERS: dict[str, int] = {
     # 1 catalogs: GPUs, models, glossary, recorded results, prices (JSON in lessonkit/data, read lazily)
     "gpus": 1,
     "models": 1,
+    "hf_config": 1,  # a Hugging Face config.json read into ModelConfig's fields, for models
     "glossary": 1,
     "reference": 1,
     "prices": 1,
