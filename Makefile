@@ -44,9 +44,14 @@ FORCE:
 
 setup: $(STAMP)  ## create .venv and install everything, or repair it (done for you by the other commands)
 
-lab: $(STAMP)  ## copy new lessons into my-lessons/ (yours stay as they are) and open them in JupyterLab (LAB_ARGS="--port 8899")
-	@$(BIN)/python tools/my_lessons.py --from notebooks --to "$(MY_LESSONS)"
-	$(BIN)/jupyter lab "$(MY_LESSONS)" $(ALLOW_ROOT) $(LAB_ARGS)
+# EDITION=zh-Hans or EDITION=zh-Hant opens a Chinese edition (notebooks/zh-Hans/ -> my-lessons/zh-Hans/).
+EDITION  ?=
+LAB_FROM := notebooks$(if $(EDITION),/$(EDITION))
+LAB_TO   := $(MY_LESSONS)$(if $(EDITION),/$(EDITION))
+
+lab: $(STAMP)  ## copy new lessons into my-lessons/ (yours stay as they are) and open them in JupyterLab (EDITION=zh-Hans, LAB_ARGS="--port 8899")
+	@$(BIN)/python tools/my_lessons.py --from "$(LAB_FROM)" --to "$(LAB_TO)"
+	$(BIN)/jupyter lab "$(LAB_TO)" $(ALLOW_ROOT) $(LAB_ARGS)
 
 test: $(STAMP)  ## unit tests + every notebook executed and compared under strict nbval (lax on a GPU machine)
 	@$(if $(strip $(GPU_HERE)),echo "$(GPU_NOTE)")
@@ -80,6 +85,12 @@ clean:  ## remove .venv and build leftovers (your my-lessons/ stays)
 reading-time: $(STAMP)  ## how long each lesson takes: words at 200/min + recorded run time (core path <= 2 h, lessons <= 30 min)
 	$(BIN)/python tools/reading_time.py
 
+.PHONY: translations
+translations: $(STAMP)  ## after an English or a catalog change: refresh i18n/*/*.po, compile lessonkit's catalogs, build notebooks/zh-*/
+	$(BIN)/python tools/i18n.py update
+	$(BIN)/python tools/i18n.py compile
+	$(BIN)/python tools/i18n.py build
+
 .PHONY: glossary
 glossary: $(STAMP)  ## rewrite the README's glossary table from lessonkit/data/glossary.json
 	$(BIN)/python tools/render_glossary.py
@@ -97,16 +108,24 @@ $(E2E_STAMP): requirements-e2e.txt $(STAMP)
 	$(BIN)/python -m pip install --disable-pip-version-check -r requirements-e2e.txt
 	@touch $(E2E_STAMP)
 
-chromium:  ## install Debian's chromium if it is missing (apt-get, with sudo when not root)
+chromium:  ## install Debian's chromium and Chinese fonts (fonts-noto-cjk) if missing (apt-get, sudo when not root)
 	@test -x "$(CHROMIUM)" || { \
 	  command -v apt-get >/dev/null || { echo "No $(CHROMIUM) and no apt-get: install Chrome or Chromium, then pass CHROMIUM=/path/to/it"; exit 1; }; \
 	  echo "Installing Debian's chromium (for make handouts and make e2e) ..."; \
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
 	@test -x "$(CHROMIUM)" || { echo "$(CHROMIUM) is still missing: pass CHROMIUM=/path/to/chrome"; exit 1; }
+	@fc-list :lang=zh 2>/dev/null | grep -q . || { \
+	  command -v apt-get >/dev/null || { echo "No Chinese font: install Noto Sans CJK for the Chinese handouts"; exit 1; }; \
+	  echo "Installing Debian's fonts-noto-cjk (the Chinese handouts' and plots' font) ..."; \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-noto-cjk >/dev/null 2>&1 || { \
+	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-noto-cjk; }; }
 
-handouts: $(E2E_STAMP) chromium  ## run every lesson, write dist/handouts/{student,teacher}/ HTML and course-{student,teacher}.pdf
+handouts: $(E2E_STAMP) chromium  ## run every lesson, write dist/handouts/{student,teacher}/ HTML and course-{student,teacher}.pdf; the same for dist/handouts/zh-Hans/ and zh-Hant/ (stored outputs)
 	$(BIN)/python tools/handouts.py --chromium "$(CHROMIUM)"
+	$(BIN)/python tools/handouts.py --chromium "$(CHROMIUM)" --language zh-Hans --stored-outputs
+	$(BIN)/python tools/handouts.py --chromium "$(CHROMIUM)" --language zh-Hant --stored-outputs
 
 e2e: handouts  ## real-browser test: JupyterLab + chromium run a widget lesson, render every lesson's markdown, check both handout editions
 	CHROMIUM="$(CHROMIUM)" $(PYTEST) tests/e2e/lab_e2e.py -v

@@ -10,3 +10,7 @@ Importing lessonkit changes nothing.
 """
 
 __version__ = "0.1.0"
+
+from lessonkit.i18n import get_language, set_language  # noqa: E402  (an edition's setup cell calls set_language)
+
+__all__ = ["__version__", "get_language", "set_language"]

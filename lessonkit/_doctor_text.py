@@ -1,68 +1,98 @@
-"""How `lessonkit doctor` prints its report in a terminal: device, nvidia-smi, matmuls, what fits (lesson 01)."""
+"""How `lessonkit doctor` prints its report in a terminal: device, nvidia-smi, matmuls, what fits (lesson 01).
+
+Every sentence goes through lessonkit.i18n, so the report speaks the language set when it is rendered.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+from lessonkit.i18n import _, get_language, pad, pgettext
 from lessonkit.vram import format_bytes
 
 
 def _params(n: int) -> str:
-    for scale, word in ((1e12, "trillion"), (1e9, "billion"), (1e6, "million")):
+    if get_language() == "en":
+        scales = ((1e12, "trillion"), (1e9, "billion"), (1e6, "million"))
+    else:  # Chinese counts in 万 (10^4), 亿 (10^8) and 万亿 / 兆 (10^12)
+        scales = (
+            (1e12, pgettext("a number word, 10^12", "trillion")),
+            (1e8, pgettext("a number word, 10^8", "hundred million")),
+            (1e4, pgettext("a number word, 10^4", "ten thousand")),
+        )
+    for scale, word in scales:
         if n >= scale:
             return f"{n / scale:.1f} {word}"
     return f"{n:,}"
 
 
 def _mem(n: int | None) -> str:
-    return "unknown" if n is None else f"{format_bytes(n, 'GiB')} = {format_bytes(n, 'GB')}"
+    return _("unknown") if n is None else f"{format_bytes(n, 'GiB')} = {format_bytes(n, 'GB')}"
 
 
 def _smi_memory(g: dict[str, Any]) -> str:
     if g["memory_total_mib"] is None:
-        return "memory not reported"
-    used = "n/a" if g["memory_used_mib"] is None else g["memory_used_mib"]
-    return f"{used} MiB used of {g['memory_total_mib']} MiB"
+        return _("memory not reported")
+    used = _("n/a") if g["memory_used_mib"] is None else g["memory_used_mib"]
+    return _("{used} MiB used of {total} MiB").format(used=used, total=g["memory_total_mib"])
 
 
 def render_text(report: dict[str, Any]) -> str:
     """The report of doctor._collect as the terminal shows it; without "What fits" for --basics (lesson 01)."""
     d, smi, bench, budget = report["device"], report["nvidia_smi"], report["benchmark"], report["vram_budget"]
-    out = [f"lessonkit doctor {report['lessonkit']}: Python {report['python']} on {report['platform']}", ""]
+    out = [
+        _("lessonkit doctor {version}: Python {python} on {platform}").format(
+            version=report["lessonkit"], python=report["python"], platform=report["platform"]
+        ),
+        "",
+    ]
 
     rows = [
-        ("Device", f"{d['kind']}: {d['name']}"),
-        ("Total memory", _mem(d["total_memory_bytes"])),
-        ("Free memory", _mem(d["free_memory_bytes"])),
-        ("Compute capability", d["compute_capability"]),
-        ("NVIDIA driver", d["driver_version"]),
+        (_("Device"), f"{d['kind']}: {d['name']}"),
+        (_("Total memory"), _mem(d["total_memory_bytes"])),
+        (_("Free memory"), _mem(d["free_memory_bytes"])),
+        (_("Compute capability"), d["compute_capability"]),
+        (_("NVIDIA driver"), d["driver_version"]),
         ("PyTorch", d["torch_version"]),
-        ("PyTorch built for CUDA", d["torch_cuda_version"] or "no (a CPU-only or Apple build)"),
-        ("CUDA available", "yes" if d["cuda_available"] else "no"),
-        ("Note", d["note"]),
+        (_("PyTorch built for CUDA"), d["torch_cuda_version"] or _("no (a CPU-only or Apple build)")),
+        (_("CUDA available"), _("yes") if d["cuda_available"] else _("no")),
+        (_("Note"), d["note"]),
     ]
-    out.append("Device (what PyTorch will use)")
-    out += [f"  {label:<23} {value}" for label, value in rows if value is not None]
+    out.append(_("Device (what PyTorch will use)"))
+    out += [f"  {pad(label, 23)} {value}" for label, value in rows if value is not None]
 
     out += ["", "nvidia-smi"]
     if smi["available"]:
         for g in smi["gpus"]:
-            util = "n/a" if g["utilization_pct"] is None else f"{g['utilization_pct']}%"
+            util = _("n/a") if g["utilization_pct"] is None else f"{g['utilization_pct']}%"
             out.append(
-                f"  GPU {g['index']}: {g['name']}, {_smi_memory(g)}, utilisation {util}, driver {g['driver_version']}"
+                "  "
+                + _("GPU {index}: {name}, {memory}, utilisation {util}, driver {driver}").format(
+                    index=g["index"], name=g["name"], memory=_smi_memory(g), util=util, driver=g["driver_version"]
+                )
             )
     else:
-        out.append(f"  unavailable: {smi['reason']}")
-    out += [f"  warning: {p}" for p in smi.get("problems", [])]
+        out.append("  " + _("unavailable: {reason}").format(reason=smi["reason"]))
+    out += ["  " + _("warning: {problem}").format(problem=p) for p in smi.get("problems", [])]
 
     plan = bench["plan"]
-    warmups = f"{plan['warmup']} warm-up run{'s' if plan['warmup'] != 1 else ''}"
-    out += ["", f"Matrix multiplication (median of {plan['repeats']} timed samples after {warmups})"]
+    if plan["warmup"] != 1:
+        warmups = _("{n} warm-up runs").format(n=plan["warmup"])
+    else:
+        warmups = _("{n} warm-up run").format(n=plan["warmup"])
+    out += [
+        "",
+        _("Matrix multiplication (median of {repeats} timed samples after {warmups})").format(
+            repeats=plan["repeats"], warmups=warmups
+        ),
+    ]
     for r in bench["runs"]:
         if r["peak_tflops"]:
-            peak = f"{r['pct_of_peak']:.0f}% of the catalog's {r['peak_key']} peak ({r['peak_tflops']:g} TFLOP/s)"
+            peak = _("{pct:.0f}% of the catalog's {key} peak ({peak:g} TFLOP/s)").format(
+                pct=r["pct_of_peak"], key=r["peak_key"], peak=r["peak_tflops"]
+            )
         elif r["device"] == "cuda":
-            peak = "peak unknown (not in the course's GPU catalog)"
+            peak = _("peak unknown (not in the course's GPU catalog)")
         else:
             peak = ""
         out.append(
@@ -72,34 +102,46 @@ def render_text(report: dict[str, Any]) -> str:
     if bench["speedup"]:
         n = bench["speedup_n"]
         out.append(
-            f"  Speed-up, same {n}×{n} fp32 matmul: {bench['speedup']:.1f}× faster on {d['kind']} than on the CPU"
+            "  "
+            + _("Speed-up, same {n}×{n} fp32 matmul: {speedup:.1f}× faster on {kind} than on the CPU").format(
+                n=n, speedup=bench["speedup"], kind=d["kind"]
+            )
         )
     elif d["kind"] == "cpu":
-        out.append("  No GPU here, so there is no speed-up to measure: the CPU figure is this machine's baseline.")
+        out.append(
+            "  " + _("No GPU here, so there is no speed-up to measure: the CPU figure is this machine's baseline.")
+        )
     out += [f"  {note}" for note in bench["notes"]]
 
     if budget is not None:  # None: --basics
-        out += ["", f"What fits: {_mem(budget['memory_bytes'])} of {budget['memory_of']}"]
+        out += [
+            "",
+            _("What fits: {memory} of {memory_of}").format(
+                memory=_mem(budget["memory_bytes"]), memory_of=budget["memory_of"]
+            ),
+        ]
         for row in budget["rows"]:
-            largest = _params(row["max_params"])
-            out.append(f"  {row['label']:<40} {row['assumes']:<22} up to {largest} parameters")
-        out.append(f"  ({budget['counts']}.)")
+            largest = _("up to {largest} parameters").format(largest=_params(row["max_params"]))
+            out.append(f"  {pad(row['label'], 40)} {pad(row['assumes'], 22)} {largest}")
+        out.append("  " + _("({counts}.)").format(counts=budget["counts"]))
 
     out.append("")
     for problem in report["problems"]:
-        out.append(f"PROBLEM: {problem}")
+        out.append(_("PROBLEM: {problem}").format(problem=problem))
     for note in report["notes"]:
-        out.append(f"Note: {note}")
+        out.append(_("Note: {note}").format(note=note))
     if report["problems"]:
         count = len(report["problems"])
-        out.append(
-            f"NEEDS FIXING: {count} problem{'s' if count != 1 else ''} found; each PROBLEM line above says what to do."
-        )
+        if count != 1:
+            verdict = _("NEEDS FIXING: {count} problems found; each PROBLEM line above says what to do.")
+        else:
+            verdict = _("NEEDS FIXING: {count} problem found; each PROBLEM line above says what to do.")
+        out.append(verdict.format(count=count))
     else:
         if d["kind"] == "cpu":
-            verdict = "OK: no GPU, and nothing is broken. The lessons run on the CPU."
+            verdict = _("OK: no GPU, and nothing is broken. The lessons run on the CPU.")
         else:
-            verdict = f"OK: PyTorch can use the {d['kind']} device ({d['name']})."
+            verdict = _("OK: PyTorch can use the {kind} device ({name}).").format(kind=d["kind"], name=d["name"])
         out.append(verdict)
-    out.append(f"(checked in {report['elapsed_s']:.1f} s)")
+    out.append(_("(checked in {seconds:.1f} s)").format(seconds=report["elapsed_s"]))
     return "\n".join(out)

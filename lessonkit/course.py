@@ -39,15 +39,26 @@ def check_ref(ref: str) -> str:
     return ref
 
 
+# The Chinese editions live in notebooks/<edition>/, built by tools/i18n.py from notebooks/ and i18n/<edition>/.
+EDITIONS: tuple[str, ...] = ("zh-Hans", "zh-Hant")
+
+
 def _notebook_path(notebook: str) -> str:
     if not isinstance(notebook, str) or not notebook.endswith(".ipynb"):
         raise ValueError(f"notebook must be a notebook file name such as '01_find_your_gpu.ipynb', got {notebook!r}")
-    return f"{_NOTEBOOK_DIR}/{PurePosixPath(notebook).name}"
+    path = PurePosixPath(notebook)
+    edition = path.parent.name
+    if edition in EDITIONS:
+        return f"{_NOTEBOOK_DIR}/{edition}/{path.name}"
+    return f"{_NOTEBOOK_DIR}/{path.name}"
 
 
-def _colab_url(notebook: str) -> str:
-    """The 'Open in Colab' address of a notebook in this repository, at REF (all lessons)."""
+def colab_url(notebook: str) -> str:
+    """The 'Open in Colab' address of a notebook ('01_x.ipynb' or 'zh-Hans/01_x.ipynb') at REF (all lessons)."""
     return f"https://colab.research.google.com/github/{REPOSITORY}/blob/{REF}/{_notebook_path(notebook)}"
+
+
+_colab_url = colab_url
 
 
 def github_url(notebook: str | None = None) -> str:
@@ -70,26 +81,66 @@ def install_command() -> str:
     return f'pip install --quiet "lessonkit @ git+https://github.com/{REPOSITORY}.git@{REF}"'
 
 
-def setup_cell() -> str:
-    """The first code cell of every lesson: install lessonkit in Colab, then stop plainly if it is not usable."""
-    return f"""# Setup. In Google Colab this installs the course's helper package, lessonkit {__version__}, and nothing
-# else: Colab's own torch stays as it is. On your own machine, `make lab` has installed it already.
+# The setup cell's words per language ("plain per-language message tables"); the code is the same in each.
+_SETUP_TEXT: dict[str, dict[str, str]] = {
+    "en": {
+        "comment": "# Setup. In Google Colab this installs the course's helper package, lessonkit {version}, and nothing\n"  # noqa: E501
+        "# else: Colab's own torch stays as it is. On your own machine, `make lab` has installed it already.",
+        "installed": "lessonkit {{lessonkit.__version__}} is installed",
+        "no_import": "lessonkit cannot be imported ({{error}})",
+        "needs": "This lesson needs lessonkit {version}, but {{problem}}. In Colab: read pip's message above, then \"\n"
+        '        "Runtime > Restart session and run this cell again. On your own machine: run `make lab` in the course "\n'  # noqa: E501
+        "        \"folder and pick the course's kernel (README, 'Quick start').",
+    },
+    "zh-Hans": {
+        "comment": "# 准备工作。在 Google Colab 中，这一格安装本课程的辅助包 lessonkit {version} 和图表用的中文字体，\n"
+        "# 别的都不动：Colab 自带的 torch 保持原样。在你自己的电脑上，`make lab` 已经装好了 lessonkit。\n"
+        "# 最后一行让 lessonkit 说简体中文。",
+        "font": "\n    !apt-get -qq install -y fonts-noto-cjk > /dev/null  # 图表里的中文所需的字体",
+        "installed": "装的是 lessonkit {{lessonkit.__version__}}",
+        "no_import": "无法导入 lessonkit（{{error}}）",
+        "needs": '本课需要 lessonkit {version}，但{{problem}}。在 Colab 中：先看上面 pip 的提示，再点"\n'
+        '        "“代码执行程序 > 重启会话”，然后重新运行这一格。在自己的电脑上：在课程文件夹中运行 `make lab`，"\n'
+        '        "并选择本课程的内核（见 README 的“快速开始”）。',
+    },
+    "zh-Hant": {
+        "comment": "# 準備工作。在 Google Colab 中，這一格安裝本課程的輔助套件 lessonkit {version} 和圖表用的中文字型，\n"  # noqa: E501
+        "# 其他都不動：Colab 內建的 torch 維持原樣。在你自己的電腦上，`make lab` 已經裝好了 lessonkit。\n"
+        "# 最後一行讓 lessonkit 說繁體中文。",
+        "font": "\n    !apt-get -qq install -y fonts-noto-cjk > /dev/null  # 圖表中的中文所需的字型",
+        "installed": "安裝的是 lessonkit {{lessonkit.__version__}}",
+        "no_import": "無法匯入 lessonkit（{{error}}）",
+        "needs": '本課需要 lessonkit {version}，但{{problem}}。在 Colab 中：先看上方 pip 的訊息，再點"\n'
+        '        "「執行階段 > 重新啟動工作階段」，然後重新執行這一格。在自己的電腦上：在課程資料夾中執行 `make lab`，"\n'  # noqa: E501
+        '        "並選擇本課程的核心（見 README 的「快速開始」）。',
+    },
+}
+
+
+def setup_cell(language: str = "en") -> str:
+    """The first code cell of every lesson: install lessonkit in Colab, stop plainly if it is not usable, and in
+    a Chinese edition make lessonkit speak the edition's language (tools/i18n.py builds the editions)."""
+    if not isinstance(language, str) or language not in _SETUP_TEXT:
+        raise ValueError(f"language must be one of {sorted(_SETUP_TEXT)}, got {language!r}")
+    words = {key: value.format(version=__version__) for key, value in _SETUP_TEXT[language].items()}
+    cell = f"""{words["comment"]}
 import sys
 
-if "google.colab" in sys.modules:
+if "google.colab" in sys.modules:{words.get("font", "")}
     %{install_command()}
 try:
     import lessonkit
 
-    problem = None if lessonkit.__version__ == "{__version__}" else f"lessonkit {{lessonkit.__version__}} is installed"
+    problem = None if lessonkit.__version__ == "{__version__}" else f"{words["installed"]}"
 except ImportError as error:
-    problem = f"lessonkit cannot be imported ({{error}})"
+    problem = f"{words["no_import"]}"
 if problem:
     raise RuntimeError(
-        f"This lesson needs lessonkit {__version__}, but {{problem}}. In Colab: read pip's message above, then "
-        "Runtime > Restart session and run this cell again. On your own machine: run `make lab` in the course "
-        "folder and pick the course's kernel (README, 'Quick start')."
+        f"{words["needs"]}"
     )"""
+    if language != "en":
+        cell += f'\nlessonkit.set_language("{language}")'
+    return cell
 
 
 # The course's two routes. The core path (about two hours) never depends on a deep dive; the deep dives

@@ -14,6 +14,7 @@ import torch
 from lessonkit import _host
 from lessonkit._checks import check_number
 from lessonkit.gpus import GpuSpec, find_gpu
+from lessonkit.i18n import _, display_width, pad
 from lessonkit.vram import format_bytes
 
 SMI_FIELDS = ("index", "name", "memory.total", "memory.used", "utilization.gpu", "driver_version")
@@ -161,24 +162,28 @@ class SmiResult:
 
     def __str__(self) -> str:
         if not self.gpus:
-            lines = [f"nvidia-smi unavailable: {self.reason}"]
+            lines = [_("nvidia-smi unavailable: {reason}").format(reason=self.reason)]
         else:
             lines = [
-                f"GPU {g.index}: {g.name} | memory {_memory_text(g)} | utilisation {_util_text(g)} | "
-                f"driver {g.driver_version}"
+                _("GPU {index}: {name} | memory {memory} | utilisation {util} | driver {driver}").format(
+                    index=g.index, name=g.name, memory=_memory_text(g), util=_util_text(g), driver=g.driver_version
+                )
                 for g in self.gpus
             ]
-        return "\n".join(lines + [f"warning: {p}" for p in self.problems])
+        return "\n".join(lines + [_("warning: {problem}").format(problem=p) for p in self.problems])
 
     __repr__ = __str__
 
     def _repr_html_(self) -> str:
-        warnings = "".join(f"<p><b>Warning:</b> {html.escape(p)}</p>" for p in self.problems)
-        if not self.gpus:
-            return f"<p><b>nvidia-smi unavailable:</b> {html.escape(str(self.reason))}</p>{warnings}"
-        head = "".join(
-            f"<th>{h}</th>" for h in ("GPU", "Name", "Memory used (MiB)", "Memory total (MiB)", "Utilisation", "Driver")
+        warnings = "".join(
+            "<p><b>{}</b> {}</p>".format(html.escape(_("Warning:")), html.escape(p)) for p in self.problems
         )
+        if not self.gpus:
+            return "<p><b>{}</b> {}</p>{}".format(
+                html.escape(_("nvidia-smi unavailable:")), html.escape(str(self.reason)), warnings
+            )
+        headings = ("GPU", _("Name"), _("Memory used (MiB)"), _("Memory total (MiB)"), _("Utilisation"), _("Driver"))
+        head = "".join(f"<th>{h}</th>" for h in headings)
         rows = "".join(
             "<tr>"
             + "".join(
@@ -186,8 +191,8 @@ class SmiResult:
                 for v in (
                     g.index,
                     g.name,
-                    "n/a" if g.memory_used_mib is None else g.memory_used_mib,
-                    "n/a" if g.memory_total_mib is None else g.memory_total_mib,
+                    _("n/a") if g.memory_used_mib is None else g.memory_used_mib,
+                    _("n/a") if g.memory_total_mib is None else g.memory_total_mib,
                     _util_text(g),
                     g.driver_version,
                 )
@@ -199,14 +204,14 @@ class SmiResult:
 
 
 def _util_text(g: GpuReading) -> str:
-    return "n/a" if g.utilization_pct is None else f"{g.utilization_pct}%"
+    return _("n/a") if g.utilization_pct is None else f"{g.utilization_pct}%"
 
 
 def _memory_text(g: GpuReading) -> str:
     if g.memory_total_mib is None:
-        return "not reported"
-    used = "n/a" if g.memory_used_mib is None else g.memory_used_mib
-    return f"{used} MiB used of {g.memory_total_mib} MiB"
+        return _("not reported")
+    used = _("n/a") if g.memory_used_mib is None else g.memory_used_mib
+    return _("{used} MiB used of {total} MiB").format(used=used, total=g.memory_total_mib)
 
 
 def _quote(text: str) -> str:
@@ -225,7 +230,7 @@ def _smi_number(field: str, what: str, optional: bool) -> int | None:
     if optional and (field.startswith("[") or field.upper() == "N/A"):
         return None
     if not field.isascii() or not field.isdigit() or len(field) > 12:
-        raise ValueError(f"{what} is {_quote(field)}, not a whole number")
+        raise ValueError(_("{what} is {field}, not a whole number").format(what=what, field=_quote(field)))
     return int(field)
 
 
@@ -233,14 +238,16 @@ def _parse_smi_line(line: str) -> GpuReading:
     """One `--format=csv,noheader,nounits` line as a GpuReading; ValueError saying what is wrong with it."""
     parts = [p.strip() for p in line.split(",")]
     if len(parts) != len(SMI_FIELDS):
-        raise ValueError(f"expected {len(SMI_FIELDS)} comma-separated fields, got {len(parts)}")
+        raise ValueError(
+            _("expected {expected} comma-separated fields, got {got}").format(expected=len(SMI_FIELDS), got=len(parts))
+        )
     index, name, total, used, util, driver = parts
     if not name or len(name) > _MAX_NAME:
-        raise ValueError(f"the GPU name {_quote(name)} is empty or too long")
+        raise ValueError(_("the GPU name {name} is empty or too long").format(name=_quote(name)))
     if not driver or len(driver) > 40:
-        raise ValueError(f"the driver version {_quote(driver)} is empty or too long")
+        raise ValueError(_("the driver version {driver} is empty or too long").format(driver=_quote(driver)))
     return GpuReading(
-        index=_smi_number(index, "the index", optional=False),
+        index=_smi_number(index, _("the index"), optional=False),
         name=_printable(name),
         memory_total_mib=_smi_number(total, "memory.total", optional=True),  # "[N/A]" on some GPUs (GB10)
         memory_used_mib=_smi_number(used, "memory.used", optional=True),
@@ -258,22 +265,31 @@ def _parse_smi_output(text: str, cut_short: bool) -> tuple[tuple[GpuReading, ...
     lines = [line for line in text.split("\n") if line.strip()]  # only "\n" ends a line; "\r\n" on Windows
     problems: list[str] = []
     if cut_short:
-        problems.append(f"its output passed {_SMI_MAX_BYTES // 1024} KiB, so it was stopped there")
+        problems.append(_("its output passed {kib} KiB, so it was stopped there").format(kib=_SMI_MAX_BYTES // 1024))
         if lines and not text.endswith("\n"):  # the last line was cut in the middle: not read
-            problems.append(f"the last line, cut short, began {_quote(lines.pop().strip())}")
+            problems.append(_("the last line, cut short, began {line}").format(line=_quote(lines.pop().strip())))
     if len(lines) > _SMI_MAX_ROWS:
-        more = "more than " if cut_short else ""
-        problems.append(f"it printed {more}{len(lines)} lines; only the first {_SMI_MAX_ROWS} were read")
+        if cut_short:
+            printed = _("it printed more than {count} lines; only the first {kept} were read")
+        else:
+            printed = _("it printed {count} lines; only the first {kept} were read")
+        problems.append(printed.format(count=len(lines), kept=_SMI_MAX_ROWS))
         lines = lines[:_SMI_MAX_ROWS]
     readings, bad = [], []
     for number, line in enumerate(lines, start=1):
         try:
             readings.append(_parse_smi_line(line))
         except ValueError as exc:
-            bad.append(f"line {number}, {_quote(line.strip())}, is not a GPU reading: {exc}")
+            bad.append(
+                _("line {number}, {line}, is not a GPU reading: {error}").format(
+                    number=number, line=_quote(line.strip()), error=exc
+                )
+            )
     problems += bad[:_SMI_MAX_PROBLEMS]
     if len(bad) > _SMI_MAX_PROBLEMS:
-        problems.append(f"and {len(bad) - _SMI_MAX_PROBLEMS} more lines that are not GPU readings")
+        problems.append(
+            _("and {count} more lines that are not GPU readings").format(count=len(bad) - _SMI_MAX_PROBLEMS)
+        )
     return tuple(readings), problems
 
 
@@ -282,7 +298,7 @@ def _first_line(*texts: str) -> str:
         for line in text.splitlines():
             if line.strip():
                 return _quote(line.strip())
-    return "(no message)"
+    return _("(no message)")
 
 
 def nvidia_smi(executable: str = "nvidia-smi", *, timeout_s: float | None = None) -> SmiResult:
@@ -297,32 +313,46 @@ def nvidia_smi(executable: str = "nvidia-smi", *, timeout_s: float | None = None
     if path is None:
         return SmiResult(
             None,
-            f"{executable!r} is not on PATH, so no NVIDIA driver is installed here "
-            "(normal on a Mac or a laptop without an NVIDIA GPU)",
+            _(
+                "{executable} is not on PATH, so no NVIDIA driver is installed here "
+                "(normal on a Mac or a laptop without an NVIDIA GPU)"
+            ).format(executable=repr(executable)),
             status="not_installed",
         )
     command = [path, "--query-gpu=" + ",".join(SMI_FIELDS), "--format=csv,noheader,nounits"]
     try:
         done = _host.run_capped(command, timeout_s=timeout_s, max_bytes=_SMI_MAX_BYTES)
     except OSError as exc:
-        return SmiResult(None, f"nvidia-smi could not be started: {_quote(str(exc))}", status="not_started")
+        return SmiResult(
+            None, _("nvidia-smi could not be started: {error}").format(error=_quote(str(exc))), status="not_started"
+        )
     if done.timed_out:
         return SmiResult(
-            None, f"nvidia-smi did not answer within {timeout_s:g} s, so it was stopped", status="timed_out"
+            None,
+            _("nvidia-smi did not answer within {seconds:g} s, so it was stopped").format(seconds=timeout_s),
+            status="timed_out",
         )
     stdout = done.stdout.decode("utf-8", errors="replace")  # not UTF-8: each bad byte becomes U+FFFD
     stderr = done.stderr.decode("utf-8", errors="replace")
     readings, problems = _parse_smi_output(stdout, done.cut_short)
     if "no devices were found" in (stdout + stderr).lower() and not readings:
-        return SmiResult(None, f"nvidia-smi found no NVIDIA GPU: {_first_line(stdout, stderr)}", status="no_devices")
+        return SmiResult(
+            None,
+            _("nvidia-smi found no NVIDIA GPU: {message}").format(message=_first_line(stdout, stderr)),
+            status="no_devices",
+        )
     if done.returncode != 0 and not done.cut_short:
-        failed = f"nvidia-smi failed (exit status {done.returncode}): {_first_line(stdout, stderr)}"
+        failed = _("nvidia-smi failed (exit status {status}): {message}").format(
+            status=done.returncode, message=_first_line(stdout, stderr)
+        )
         if not readings:
             return SmiResult(None, failed, status="failed")
         problems.insert(0, failed)
     if not readings:
-        why = problems[0] if problems else "it printed nothing"
-        return SmiResult(None, f"nvidia-smi printed something unexpected: {why}", tuple(problems[1:]), "unreadable")
+        why = problems[0] if problems else _("it printed nothing")
+        return SmiResult(
+            None, _("nvidia-smi printed something unexpected: {why}").format(why=why), tuple(problems[1:]), "unreadable"
+        )
     return SmiResult(readings, None, tuple(problems), "partial" if problems else "ok")
 
 
@@ -347,25 +377,25 @@ class DeviceInfo:
         """The report as (label, value) pairs (lesson 01)."""
 
         def mem(n: int | None) -> str:
-            return "unknown" if n is None else f"{format_bytes(n, 'GiB')} ({format_bytes(n, 'GB')})"
+            return _("unknown") if n is None else f"{format_bytes(n, 'GiB')} ({format_bytes(n, 'GB')})"
 
-        rows = [("Device", f"{self.kind}: {self.name}"), ("Total memory", mem(self.total_bytes))]
-        rows.append(("Free memory", mem(self.free_bytes)))
+        rows = [(_("Device"), f"{self.kind}: {self.name}"), (_("Total memory"), mem(self.total_bytes))]
+        rows.append((_("Free memory"), mem(self.free_bytes)))
         if self.compute_capability is not None:
-            rows.append(("Compute capability", "{}.{}".format(*self.compute_capability)))
+            rows.append((_("Compute capability"), "{}.{}".format(*self.compute_capability)))
         if self.cuda_version is not None:
-            rows.append(("CUDA (PyTorch build)", self.cuda_version))
+            rows.append((_("CUDA (PyTorch build)"), self.cuda_version))
         if self.driver_version is not None:
-            rows.append(("NVIDIA driver", self.driver_version))
+            rows.append((_("NVIDIA driver"), self.driver_version))
         rows.append(("PyTorch", self.torch_version))
         if self.note:
-            rows.append(("Note", self.note))
+            rows.append((_("Note"), self.note))
         return rows
 
     def __str__(self) -> str:
         rows = self.rows()
-        width = max(len(label) for label, _ in rows)
-        return "\n".join(f"{label:<{width}}  {value}" for label, value in rows)
+        width = max(display_width(label) for label, _value in rows)
+        return "\n".join(f"{pad(label, width)}  {value}" for label, value in rows)
 
     def _repr_pretty_(self, printer, cycle: bool) -> None:  # IPython's plain-text display
         printer.text(str(self))
@@ -424,10 +454,10 @@ def _mps_memory() -> DeviceMemory:
     free = max(total - used, 0) if total is not None and used is not None else None
     return DeviceMemory(
         kind="mps",
-        name=f"Apple silicon GPU via Metal ({platform.machine()})",
+        name=_("Apple silicon GPU via Metal ({machine})").format(machine=platform.machine()),
         total_bytes=total,
         free_bytes=free,
-        note="unified memory, shared with the CPU; total is the most PyTorch recommends using",
+        note=_("unified memory, shared with the CPU; total is the most PyTorch recommends using"),
     )
 
 
@@ -437,11 +467,11 @@ def device_memory(device: torch.device | str | None = None) -> DeviceMemory:
     if device.type == "cuda":
         if _cuda_available():
             return _cuda_memory(device)
-        return _cpu_memory("CUDA was asked for but is not available here, so this describes the CPU")
+        return _cpu_memory(_("CUDA was asked for but is not available here, so this describes the CPU"))
     if device.type == "mps":
         if _mps_available():
             return _mps_memory()
-        return _cpu_memory("MPS was asked for but is not available here, so this describes the CPU")
+        return _cpu_memory(_("MPS was asked for but is not available here, so this describes the CPU"))
     return _cpu_memory(None)
 
 
@@ -455,7 +485,9 @@ def _describe_device(device: torch.device, smi: SmiResult | None = None) -> Devi
     memory = device_memory(device)
     name, capability, cuda_version, driver = memory.name, None, None, None
     if memory.kind == "cpu":
-        name = f"{name} ({os.cpu_count()} logical cores, PyTorch uses {torch.get_num_threads()} threads)"
+        name = _("{name} ({cores} logical cores, PyTorch uses {threads} threads)").format(
+            name=name, cores=os.cpu_count(), threads=torch.get_num_threads()
+        )
     elif memory.kind == "cuda":
         props = torch.cuda.get_device_properties(_cuda_index(device))
         capability, cuda_version = (props.major, props.minor), torch.version.cuda

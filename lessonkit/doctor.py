@@ -4,6 +4,10 @@
     python -m lessonkit doctor --quick    # a smaller benchmark: under 10 s on a laptop CPU
     python -m lessonkit doctor --json     # the same report as JSON on stdout (progress stays on stderr)
     python -m lessonkit doctor --basics   # only what lesson 01 teaches: no "what fits" (LoRA, AdamW, ...) part
+    python -m lessonkit doctor --lang zh-Hans  # the report in Simplified Chinese (zh-Hant: Traditional)
+
+The report speaks --lang (default: the LESSONKIT_LANG environment variable, else the language lessonkit speaks
+now, English in a fresh process). --json is always English: its keys and sentences are for programs.
 
 Exit status: 0 when nothing is broken (a machine without a GPU is a valid answer), 1 when something is: nvidia-smi
 sees a GPU that PyTorch cannot use, or nvidia-smi fails, hangs or prints a line that is not a GPU reading (a
@@ -15,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import platform
 import sys
 import time
@@ -36,6 +41,7 @@ from lessonkit.estimate import (
     largest_model_that_fits,
 )
 from lessonkit.gpus import find_gpu
+from lessonkit.i18n import LANGUAGES, _, check_language, get_language, lazy, set_language, text
 from lessonkit.progress import ProgressBar, _writable_text
 from lessonkit.timing import MAX_NUMBER, MIN_SAMPLE_S, benchmark, matmul_flops, matmul_sizes_that_fit, tflops
 
@@ -44,11 +50,22 @@ from lessonkit.timing import MAX_NUMBER, MIN_SAMPLE_S, benchmark, matmul_flops, 
 # activations, gradients and optimizer state as the mode needs them, plus a stated CUDA context, for a
 # Llama-3-shaped model. What each row assumes is printed with it.
 _BUDGET_ROWS = (
-    ("inference", "fp16", "Inference, fp16 weights", f"{DEFAULT_INFERENCE_TOKENS} tokens, batch 1"),
-    ("inference", "int4", "Inference, int4 weights", f"{DEFAULT_INFERENCE_TOKENS} tokens, batch 1"),
-    ("lora", "fp16", "LoRA fine-tuning, frozen fp16 base", f"{DEFAULT_TRAINING_TOKENS} tokens, batch 1"),
-    ("full", "fp16", "Full fine-tuning, AdamW mixed precision", f"{DEFAULT_TRAINING_TOKENS} tokens, batch 1"),
+    ("inference", "fp16", lazy("Inference, fp16 weights"), lazy("{n} tokens, batch 1", n=DEFAULT_INFERENCE_TOKENS)),
+    ("inference", "int4", lazy("Inference, int4 weights"), lazy("{n} tokens, batch 1", n=DEFAULT_INFERENCE_TOKENS)),
+    (
+        "lora",
+        "fp16",
+        lazy("LoRA fine-tuning, frozen fp16 base"),
+        lazy("{n} tokens, batch 1", n=DEFAULT_TRAINING_TOKENS),
+    ),
+    (
+        "full",
+        "fp16",
+        lazy("Full fine-tuning, AdamW mixed precision"),
+        lazy("{n} tokens, batch 1", n=DEFAULT_TRAINING_TOKENS),
+    ),
 )
+LANGUAGE_VARIABLE = "LESSONKIT_LANG"  # the environment variable that picks the doctor's default language
 
 
 def _vram_budget(memory_bytes: int) -> list[dict[str, Any]]:
@@ -58,8 +75,8 @@ def _vram_budget(memory_bytes: int) -> list[dict[str, Any]]:
         {
             "mode": mode,
             "dtype": dtype,
-            "label": label,
-            "assumes": assumes,
+            "label": text(label),
+            "assumes": text(assumes),
             "max_params": _largest(memory_bytes, mode, dtype),
         }
         for mode, dtype, label, assumes in _BUDGET_ROWS
@@ -186,18 +203,19 @@ def _run_benchmark(device: torch.device, info: Any, plan: _Plan, progress: _Prog
     for i, (kind, dtype, n) in enumerate(jobs):
         what = f"{kind} {dtype} {n}×{n}" if n else f"{kind} {dtype}"
         if n is None:
-            notes.append(f"{what}: skipped, too little free memory for even a 256×256 matmul")
+            notes.append(_("{what}: skipped, too little free memory for even a 256×256 matmul").format(what=what))
             continue
         dev = torch.device("cpu") if kind == "cpu" else device
-        progress.show(i / len(jobs), f"benchmark {i + 1}/{len(jobs)}: {what}")
+        step = _("benchmark {i}/{n}: {what}").format(i=i + 1, n=len(jobs), what=what)
+        progress.show(i / len(jobs), step)
 
-        def tick(fraction: float, i: int = i, what: str = what) -> None:
-            progress.show((i + min(fraction, 1.0)) / len(jobs), f"benchmark {i + 1}/{len(jobs)}: {what}")
+        def tick(fraction: float, i: int = i, step: str = step) -> None:
+            progress.show((i + min(fraction, 1.0)) / len(jobs), step)
 
         try:
             timing = _time_matmul(dev, n, torch.float32 if dtype == "fp32" else torch.float16, plan, tick)
         except RuntimeError as exc:  # out of memory, or a broken driver: report it and carry on
-            notes.append(f"{what}: failed ({str(exc).splitlines()[0][:160]})")
+            notes.append(_("{what}: failed ({error})").format(what=what, error=str(exc).splitlines()[0][:160]))
             continue
         key = fp32_key if dtype == "fp32" else dtype
         peak = _peak(info.name, key) if kind == "cuda" else None
@@ -206,7 +224,9 @@ def _run_benchmark(device: torch.device, info: Any, plan: _Plan, progress: _Prog
         run["pct_of_peak"] = 100 * timing["tflops"] / peak if peak else None
         runs.append(run)
         progress.line(
-            f"benchmark {i + 1}/{len(jobs)}: {what}: {timing['median_s'] * 1e3:.3g} ms, {timing['tflops']:.3g} TFLOP/s"
+            _("{step}: {ms:.3g} ms, {tflops:.3g} TFLOP/s").format(
+                step=step, ms=timing["median_s"] * 1e3, tflops=timing["tflops"]
+            )
         )
     speedup, speedup_n = _speedup_of(runs)
     return {"plan": vars(plan), "runs": runs, "speedup": speedup, "speedup_n": speedup_n, "notes": notes}
@@ -219,28 +239,36 @@ def _smi_findings(smi: SmiResult, cuda_ok: bool, colab: bool) -> tuple[list[str]
     """(problems, notes) from what nvidia-smi said; a driver that fails or a lost GPU is a problem (lesson 01)."""
     problems, notes = [], []
     if smi.gpus and not cuda_ok:
-        build = torch.version.cuda or "none: this is a CPU-only build of PyTorch"
+        build = torch.version.cuda or _("none: this is a CPU-only build of PyTorch")
         problems.append(
-            f"nvidia-smi lists {len(smi.gpus)} GPU(s) but PyTorch cannot use CUDA (PyTorch's CUDA version: {build}). "
-            "Install a CUDA build of PyTorch that suits the driver: https://pytorch.org/get-started/locally/"
+            _(
+                "nvidia-smi lists {count} GPU(s) but PyTorch cannot use CUDA (PyTorch's CUDA version: {build}). "
+                "Install a CUDA build of PyTorch that suits the driver: https://pytorch.org/get-started/locally/"
+            ).format(count=len(smi.gpus), build=build)
         )
     if smi.status == "no_devices":
-        notes.append(f"The NVIDIA driver is installed but sees no GPU ({smi.reason}).")
+        notes.append(_("The NVIDIA driver is installed but sees no GPU ({reason}).").format(reason=smi.reason))
     elif smi.status == "failed" and colab and not cuda_ok:
         notes.append(
-            f"nvidia-smi gave no reading ({smi.reason}). In Colab this means the runtime has no GPU: "
-            "Runtime > Change runtime type > T4 GPU."
+            _(
+                "nvidia-smi gave no reading ({reason}). In Colab this means the runtime has no GPU: "
+                "Runtime > Change runtime type > T4 GPU."
+            ).format(reason=smi.reason)
         )
     elif smi.status in ("failed", "timed_out", "not_started", "unreadable"):
         problems.append(
-            f"nvidia-smi is installed but gave no reading ({smi.reason}). The NVIDIA driver is missing or broken, "
-            "or a GPU stopped answering. Try `nvidia-smi` by hand; a reboot or reinstalling the driver often helps."
+            _(
+                "nvidia-smi is installed but gave no reading ({reason}). The NVIDIA driver is missing or broken, "
+                "or a GPU stopped answering. Try `nvidia-smi` by hand; a reboot or reinstalling the driver often helps."
+            ).format(reason=smi.reason)
         )
     if smi.problems:  # each is listed under nvidia-smi in the report
         problems.append(
-            f"nvidia-smi's output was not all GPU readings ({len(smi.problems)} warning(s) under nvidia-smi). "
-            "Run `nvidia-smi` by hand. 'Unable to determine the device handle' means a GPU stopped answering: "
-            "reboot, and if it stays, the GPU or its driver is faulty."
+            _(
+                "nvidia-smi's output was not all GPU readings ({count} warning(s) under nvidia-smi). "
+                "Run `nvidia-smi` by hand. 'Unable to determine the device handle' means a GPU stopped answering: "
+                "reboot, and if it stays, the GPU or its driver is faulty."
+            ).format(count=len(smi.problems))
         )
     return problems, notes
 
@@ -266,10 +294,12 @@ def _collect(
     problems, notes = _smi_findings(smi, cuda_ok, in_colab())
     if info.kind == "cpu" and not smi.gpus:
         notes.append(
-            "No GPU here. That is fine for every lesson (they run on the CPU); for a GPU, open them in "
-            "Colab (free T4) or rent one."
+            _(
+                "No GPU here. That is fine for every lesson (they run on the CPU); for a GPU, open them in "
+                "Colab (free T4) or rent one."
+            )
             if not problems
-            else "Meanwhile PyTorch uses the CPU, where every lesson runs; for a GPU, open them in Colab (free T4)."
+            else _("Meanwhile PyTorch uses the CPU, where every lesson runs; for a GPU, open them in Colab (free T4).")
         )
     bench = _run_benchmark(_bench_device(dev, info), info, _QUICK if quick else _FULL, progress)
     report = {
@@ -309,17 +339,20 @@ def _collect(
 
 def _budget_report(kind: str, memory: int | None) -> dict[str, Any]:
     """The "what fits" part of the report: lesson 07's estimate for this device's memory (lesson 01)."""
-    memory_of = {"cuda": "GPU memory", "mps": "memory PyTorch may use for the Apple GPU"}.get(
-        kind, "system RAM (no GPU: for comparison only)"
-    )
+    if kind == "cuda":
+        memory_of = _("GPU memory")
+    elif kind == "mps":
+        memory_of = _("memory PyTorch may use for the Apple GPU")
+    else:
+        memory_of = _("system RAM (no GPU: for comparison only)")
     return {
         "memory_bytes": memory,
         "memory_of": memory_of,
         "rows": _vram_budget(memory) if memory else [],
-        "counts": (
+        "counts": _(
             "lesson 07's estimate for a Llama-3-shaped model: weights, KV cache, activations, gradients and "
-            f"optimizer state as needed, plus {DEFAULT_CUDA_CONTEXT_BYTES // 2**20} MiB for the CUDA context"
-        ),
+            "optimizer state as needed, plus {mib} MiB for the CUDA context"
+        ).format(mib=DEFAULT_CUDA_CONTEXT_BYTES // 2**20),
     }
 
 
@@ -333,7 +366,11 @@ def _bench_device(device: torch.device, info: Any) -> torch.device:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of `lessonkit doctor` (lesson 01)."""
-    parser.add_argument("--json", action="store_true", help="print the report as JSON on stdout (nothing else)")
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print the report as JSON on stdout (nothing else); always in English, whatever --lang says",
+    )
     parser.add_argument("--quick", action="store_true", help="smaller matrices: under 10 s on a laptop CPU")
     parser.add_argument(
         "--basics",
@@ -341,6 +378,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="only the device, driver, CUDA, memory and speed check: leave out what fits in memory",
     )
     parser.add_argument("--device", help="cpu, cuda, cuda:N or mps (default: the best one here)")
+    parser.add_argument(
+        "--lang",
+        choices=LANGUAGES,
+        help=f"the report's language (default: the {LANGUAGE_VARIABLE} environment variable, else en)",
+    )
 
 
 def _checked_device(text: str) -> torch.device:
@@ -357,7 +399,11 @@ def run(
     stdout: TextIO | None = None,
     started: float | None = None,
 ) -> int:
-    """Run `lessonkit doctor` with parsed `args`; return the exit status (lesson 01)."""
+    """Run `lessonkit doctor` with parsed `args`; return the exit status (lesson 01).
+
+    The report speaks `args.lang` (see _language); --json is English. The language lessonkit spoke before
+    is restored afterwards.
+    """
     stdout = stdout or sys.stdout
     device = None
     if args.device is not None:
@@ -365,16 +411,36 @@ def run(
             device = _checked_device(args.device)
         except ValueError as exc:
             parser.error(f"--device: {exc}")
-    report = _collect(
-        device,
-        quick=args.quick,
-        basics=getattr(args, "basics", False),
-        progress=_Progress(sys.stderr),
-        started=started,
-    )
-    if args.json:
-        stdout.write(json.dumps(report, indent=2) + "\n")  # ASCII only: \u escapes for anything else
-    else:
-        stdout.write(_writable_text(stdout, render_text(report)) + "\n")
-    stdout.flush()
+    language = "en" if args.json else _language(getattr(args, "lang", None), parser)
+    before = get_language()
+    set_language(language)
+    try:
+        report = _collect(
+            device,
+            quick=args.quick,
+            basics=getattr(args, "basics", False),
+            progress=_Progress(sys.stderr),
+            started=started,
+        )
+        if args.json:
+            stdout.write(json.dumps(report, indent=2) + "\n")  # ASCII only: \u escapes for anything else
+        else:
+            stdout.write(_writable_text(stdout, render_text(report)) + "\n")
+        stdout.flush()
+    finally:
+        set_language(before)
     return report["exit_status"]
+
+
+def _language(chosen: str | None, parser: argparse.ArgumentParser) -> str:
+    """--lang, else LESSONKIT_LANG, else the language lessonkit speaks now; a bad LESSONKIT_LANG exits 2 (lesson 01)."""
+    if chosen is not None:
+        return chosen
+    wanted = os.environ.get(LANGUAGE_VARIABLE, "").strip()
+    if not wanted:
+        return get_language()
+    try:
+        return check_language(wanted)
+    except ValueError as exc:
+        parser.error(f"{LANGUAGE_VARIABLE}: {exc}")
+        raise  # pragma: no cover (parser.error exits)

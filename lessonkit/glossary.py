@@ -2,7 +2,7 @@
 
 The terms live in `lessonkit/data/glossary.json`. `glossary_table(["vram", "fp16"])` shows some of
 them as a table in JupyterLab and Colab and as readable text anywhere else; `to_markdown()` gives
-the README's version.
+the README's version. Without `lang=` the meanings, headings and notes follow lessonkit.set_language.
 """
 
 from __future__ import annotations
@@ -17,15 +17,19 @@ from types import MappingProxyType
 
 from lessonkit._checks import check_choice, check_strings
 from lessonkit._data import read_json, read_record
+from lessonkit.i18n import _, get_language, lazy, text
 
 _LANGUAGES = ("en", "zh_hans", "zh_hant")
 _LANGUAGE_NAMES = MappingProxyType({"en": "English", "zh_hans": "简体中文", "zh_hant": "繁體中文"})
 _MEANING_HEADINGS = MappingProxyType({"en": "What it means", "zh_hans": "含义", "zh_hant": "含義"})
+# lessonkit's languages (lessonkit.i18n) and the glossary's names for them
+_GLOSSARY_LANGUAGE = MappingProxyType({"en": "en", "zh-Hans": "zh_hans", "zh-Hant": "zh_hant"})
 _SEED_MARK = "†"
-_SEED_NOTE = (
-    f"{_SEED_MARK} The Chinese term as written in the Chinese articles this course was built from "
+_SEED_NOTE = lazy(
+    "{mark} The Chinese term as written in the Chinese articles this course was built from "
     "(a learner's Traditional Chinese walkthrough of the lesson, the Simplified Chinese lesson itself, "
-    "and two background articles)."
+    "and two background articles).",
+    mark=_SEED_MARK,
 )
 
 
@@ -91,10 +95,10 @@ class GlossaryTable:
 
     def _headings(self) -> tuple[str, ...]:
         return (
-            "Term",
+            _("Term"),
             _LANGUAGE_NAMES["zh_hans"],
             _LANGUAGE_NAMES["zh_hant"],
-            "What people say",
+            _("What people say"),
             _MEANING_HEADINGS[self.lang],
         )
 
@@ -115,7 +119,7 @@ class GlossaryTable:
         lines = ["| " + " | ".join(self._headings()) + " |", "|" + "---|" * len(self._headings())]
         lines += ["| " + " | ".join(_md_cell(c) for c in self._row(t)) + " |" for t in self.terms]
         if self._seeded():
-            lines += ["", _SEED_NOTE]
+            lines += ["", text(_SEED_NOTE)]
         return "\n".join(lines) + "\n"
 
     def __str__(self) -> str:
@@ -123,9 +127,10 @@ class GlossaryTable:
         for term in self.terms:
             en, hans, hant, say, meaning = self._row(term)
             body = textwrap.fill(meaning, 96, initial_indent="    ", subsequent_indent="    ")
-            blocks.append(f"{en} · {hans} · {hant}\n    people say: {say}\n{body}")
+            people = _("people say: {say}").format(say=say)
+            blocks.append(f"{en} · {hans} · {hant}\n    {people}\n{body}")
         if self._seeded():
-            blocks.append(textwrap.fill(_SEED_NOTE, 100))
+            blocks.append(textwrap.fill(text(_SEED_NOTE), 100))
         return "\n".join(blocks)
 
     def _repr_pretty_(self, printer, cycle: bool) -> None:  # IPython's plain-text display
@@ -137,12 +142,17 @@ class GlossaryTable:
         rows = "".join(
             "<tr>" + "".join(f"<td {left}>{_html_cell(c)}</td>" for c in self._row(t)) + "</tr>" for t in self.terms
         )
-        note = f"<p><small>{html.escape(_SEED_NOTE)}</small></p>" if self._seeded() else ""
+        note = f"<p><small>{html.escape(text(_SEED_NOTE))}</small></p>" if self._seeded() else ""
         return f"<table><tr>{head}</tr>{rows}</table>{note}"
 
 
-def glossary_table(keys: Iterable[str] | None = None, *, lang: str = "en") -> GlossaryTable:
-    """A table of the terms named by `keys` (default: all), meanings in 'en', 'zh_hans' or 'zh_hant' (all lessons)."""
+def glossary_table(keys: Iterable[str] | None = None, *, lang: str | None = None) -> GlossaryTable:
+    """A table of the terms named by `keys` (default: all), meanings in 'en', 'zh_hans' or 'zh_hant' (all lessons).
+
+    lang=None: the language lessonkit speaks now (set_language): 'en' for English, 'zh_hans', 'zh_hant'.
+    """
+    if lang is None:
+        lang = _GLOSSARY_LANGUAGE[get_language()]
     check_choice("lang", lang, _LANGUAGES)
     if keys is None:
         return GlossaryTable(terms(), lang)

@@ -30,32 +30,36 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from lessonkit._checks import check_number
+from lessonkit.i18n import Lazy, lazy
 from lessonkit.models import ModelConfig
 
 
 @dataclass(frozen=True)
 class Part:
-    """One part of GPU memory: how tables name it and how plots colour it (lesson 07)."""
+    """One part of GPU memory: how tables name it and how plots colour it (lesson 07).
 
-    label: str
+    `label` is a Lazy: str() of it is the name in the language lessonkit speaks when it is shown.
+    """
+
+    label: str | Lazy
     colour: str
 
 
 # Every part an estimate can hold, in the order tables list them and plots stack them.
 PARTS = MappingProxyType(
     {
-        "cuda_context": Part("CUDA context", "#7f7f7f"),
-        "weights": Part("weights", "#1f77b4"),
-        "quant_scales": Part("quantisation scales", "#aec7e8"),
-        "adapters": Part("LoRA adapters", "#17becf"),
-        "master_weights": Part("fp32 master weights", "#9467bd"),
-        "optimizer_state": Part("optimizer state", "#d62728"),
-        "gradients": Part("gradients", "#ff7f0e"),
-        "master_gradients": Part("fp32 gradient copies", "#ffbb78"),
-        "activations": Part("activations", "#2ca02c"),
-        "weight_copies": Part("16-bit weight copies (autocast)", "#98df8a"),
-        "kv_cache": Part("KV cache", "#bcbd22"),
-        "temporaries": Part("temporary buffers", "#e377c2"),
+        "cuda_context": Part(lazy("CUDA context"), "#7f7f7f"),
+        "weights": Part(lazy("weights"), "#1f77b4"),
+        "quant_scales": Part(lazy("quantisation scales"), "#aec7e8"),
+        "adapters": Part(lazy("LoRA adapters"), "#17becf"),
+        "master_weights": Part(lazy("fp32 master weights"), "#9467bd"),
+        "optimizer_state": Part(lazy("optimizer state"), "#d62728"),
+        "gradients": Part(lazy("gradients"), "#ff7f0e"),
+        "master_gradients": Part(lazy("fp32 gradient copies"), "#ffbb78"),
+        "activations": Part(lazy("activations"), "#2ca02c"),
+        "weight_copies": Part(lazy("16-bit weight copies (autocast)"), "#98df8a"),
+        "kv_cache": Part(lazy("KV cache"), "#bcbd22"),
+        "temporaries": Part(lazy("temporary buffers"), "#e377c2"),
     }
 )
 

@@ -14,6 +14,7 @@ import torch
 from lessonkit import device as _device
 from lessonkit._checks import check_bytes, check_number
 from lessonkit.device import _synchronize, as_device, device_memory
+from lessonkit.i18n import gettext
 from lessonkit.vram import format_bytes
 
 # A timed sample shorter than this is dominated by timer and launch overhead, so tiny operations are
@@ -79,11 +80,19 @@ class Measurement:
 
     def __str__(self) -> str:
         name = f"{self.label}: " if self.label else ""
-        return (
-            f"{name}median {format_seconds(self.median)} (IQR {format_seconds(self.iqr)}) "
-            f"over {len(self.samples)} runs on {self.device}"
-            + ("" if self.clock == _WALL_CLOCK else f" ({self.clock})")
-            + f"; first call {format_seconds(self.first_call)}"
+        if self.clock == _WALL_CLOCK:
+            clock = ""
+        else:
+            shown = gettext("GPU time, cold L2") if self.clock == _GPU_CLOCK else self.clock
+            clock = gettext(" ({clock})").format(clock=shown)
+        template = gettext("median {median} (IQR {iqr}) over {runs} runs on {device}{clock}; first call {first}")
+        return name + template.format(
+            median=format_seconds(self.median),
+            iqr=format_seconds(self.iqr),
+            runs=len(self.samples),
+            device=self.device,
+            clock=clock,
+            first=format_seconds(self.first_call),
         )
 
 
@@ -251,8 +260,8 @@ class SizePlan:
     skipped: dict[int, str]
 
     def __str__(self) -> str:
-        lines = [f"running n = {', '.join(map(str, self.fit)) or 'none'}"]
-        lines += [f"skipped n = {n}: {why}" for n, why in self.skipped.items()]
+        lines = [gettext("running n = {sizes}").format(sizes=", ".join(map(str, self.fit)) or gettext("none"))]
+        lines += [gettext("skipped n = {n}: {why}").format(n=n, why=why) for n, why in self.skipped.items()]
         return "\n".join(lines)
 
 
@@ -285,8 +294,7 @@ def matmul_sizes_that_fit(
         if need <= budget:
             fit.append(n)
         else:
-            skipped[n] = (
-                f"A, B and A @ B need {format_bytes(need, 'MiB', 0)}, more than {share:.0%} of the "
-                f"{format_bytes(free_bytes, 'MiB', 0)} free"
+            skipped[n] = gettext("A, B and A @ B need {need}, more than {share:.0%} of the {free} free").format(
+                need=format_bytes(need, "MiB", 0), share=share, free=format_bytes(free_bytes, "MiB", 0)
             )
     return SizePlan(tuple(fit), skipped)

@@ -331,7 +331,7 @@ def test_command_line_builds_both_editions_from_stored_outputs(tmp_path: Path, c
     # lessons stand in for the course's, which take seconds each to convert. `make handouts` builds the
     # course's own, and `make e2e` opens each of them offline.
     lessons = small_lessons(tmp_path / "notebooks")
-    monkeypatch.setattr(handouts, "lessons", lambda root=ROOT: lessons)
+    monkeypatch.setattr(handouts, "lessons", lambda root=ROOT, language="en": lessons)
     out = tmp_path / "handouts"
     (out / "pdf").mkdir(parents=True)
     # What a build before the two editions left, and files of someone else's that must stay.
@@ -461,7 +461,7 @@ def test_a_planted_solution_fails_the_student_check(tmp_path: Path, monkeypatch)
     planted = exercises_for("02")[0]
     second.cells.insert(1, new_markdown_cell(f"The answer, in the prose: {planted.solution().explanation}"))
     nbformat.write(second, lessons[1])
-    monkeypatch.setattr(handouts, "lessons", lambda root=ROOT: lessons)
+    monkeypatch.setattr(handouts, "lessons", lambda root=ROOT, language="en": lessons)
     with pytest.raises(RuntimeError, match=rf"student edition of 02_second.ipynb .*{planted.id}: its solution's"):
         handouts.main(["--stored-outputs", "--no-pdf", "--out", str(tmp_path / "out")])
 

@@ -54,6 +54,19 @@ def _calls() -> dict[str, Callable[[], dict[str, Any]]]:
     model = _model
     return {
         "course.github_url": lambda: {"notebook": "01_find_your_gpu.ipynb"},
+        "course.colab_url": lambda: {"notebook": "zh-Hans/01_find_your_gpu.ipynb"},
+        "course.setup_cell": lambda: {"language": "zh-Hant"},
+        "i18n.check_language": lambda: {"language": "zh-Hans"},
+        "i18n.set_language": lambda: {"language": "en"},
+        "i18n.gettext": lambda: {"message": "Hint"},
+        "i18n.pgettext": lambda: {"context": "exercise", "message": "Hint"},
+        "i18n.lazy": lambda: {"message": "{n} s"},
+        "i18n.text": lambda: {"value": "plain"},
+        "i18n.display_width": lambda: {"text": "显存 15 GiB"},
+        "i18n.pad": lambda: {"text": "显存", "width": 8, "align": ">"},
+        "i18n.choose": lambda: {"texts": {"en": "memory", "zh-Hans": "显存"}},
+        "plotfont.find_font": lambda: {"language": "zh-Hans"},
+        "plotfont.use_font": lambda: {"language": "en"},
         "course.colab_badge": lambda: {"notebook": "01_find_your_gpu.ipynb"},
         "course.lesson_kind": lambda: {"number": "05"},
         "course.check_ref": lambda: {"ref": "v0.1.0"},
@@ -282,7 +295,12 @@ EXEMPT = {
     "exercises.machine.gpu_matmul_seconds": "times the device pick_device() chose for 04-speedup's solution; "
     "its learner-facing route is tested in test_exercises.py",
     "course.install_command": "takes no arguments",
-    "course.setup_cell": "takes no arguments",
+    "i18n.get_language": "takes no arguments",
+    **{
+        f"exercises.{name}": "joins or labels lessonkit's own verdict texts; no learner's value reaches it"
+        for name in ("display.status_label", "display.then", "kinds.asks_for_hint")
+    },
+    "i18n.N_": "the same function as i18n.lazy, under gettext's usual name",
     "exercises.lesson10.tiny_add": "takes no arguments",
     "device.pick_device": "takes no arguments",
     "device.in_colab": "takes no arguments",

@@ -23,6 +23,8 @@ LAYERS: dict[str, int] = {
     "units": 0,
     "course": 0,
     "progress": 0,
+    "i18n": 0,  # the language lessonkit speaks (gettext catalogs in lessonkit/locale)
+    "plotfont": 0,  # a CJK font for matplotlib when an edition sets its language (imports matplotlib lazily)
     # 1 catalogs: GPUs, models, glossary, recorded results, prices (JSON in lessonkit/data, read lazily)
     "gpus": 1,
     "models": 1,

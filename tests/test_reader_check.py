@@ -17,9 +17,10 @@ import handouts  # noqa: E402
 import reader_check as rc  # noqa: E402
 
 LESSONS = handouts.lessons(ROOT)
+EDITIONS = [lesson for language in ("zh-Hans", "zh-Hant") for lesson in handouts.lessons(ROOT, language)]
 
 
-@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.name)
+@pytest.mark.parametrize("lesson", LESSONS + EDITIONS, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_lesson_links_resolve_and_no_dollars_pair_into_math(lesson: Path):
     found = rc.static_problems(lesson)
     assert not found, f"{lesson.name}, read from its source:\n{rc.report(found)}"

@@ -61,6 +61,7 @@ sys.path.insert(0, str(ROOT))
 from lessonkit import __version__ as lessonkit_version  # noqa: E402
 from lessonkit.course import CORE_PATH, DEEP_DIVES, REF, github_url, lesson_kind  # noqa: E402
 from lessonkit.exercises import EXERCISES, Exercise, exercises_for  # noqa: E402
+from lessonkit.i18n import gettext  # noqa: E402
 from lessonkit.progress import ProgressBar  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -88,9 +89,10 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 
 
-def lessons(root: Path = ROOT) -> list[Path]:
-    """The numbered lesson notebooks, notebooks/NN_name.ipynb, in reading order (see reading_order)."""
-    return reading_order((root / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+def lessons(root: Path = ROOT, language: str = "en") -> list[Path]:
+    """The numbered lesson notebooks, notebooks/NN_name.ipynb (or notebooks/<language>/), in reading order."""
+    folder = root / "notebooks" if language == "en" else root / "notebooks" / language
+    return reading_order(folder.glob("[0-9][0-9]_*.ipynb"))
 
 
 def reading_order(paths: Iterable[Path]) -> list[Path]:
@@ -415,6 +417,36 @@ EDITION_ABOUT = {
     "the feedback that the intended answer and each common wrong answer get.",
 }
 KIND_LABELS = {"core": "core", "deep dive": "optional deep dive"}
+# The handouts' own words (covers, banners, teacher notes) in each language: tools/handouts/words.json.
+WORDS: dict[str, dict[str, str]] = {
+    k: v for k, v in json.loads((ASSETS / "words.json").read_text("utf-8")).items() if isinstance(v, dict)
+}
+LANGUAGES = tuple(WORDS)
+_language = {"code": "en"}
+
+
+def words() -> dict[str, str]:
+    """The handouts' words in the language being built (use_language)."""
+    return WORDS[_language["code"]]
+
+
+def use_language(language: str) -> None:
+    """Build the handouts of one language's edition: its words, and lessonkit's feedback in that language."""
+    global COURSE, EDITION_TITLES, EDITION_ABOUT, KIND_LABELS, WITHHELD
+    if language not in WORDS:
+        raise ValueError(f"language must be one of {list(WORDS)}, got {language!r}")
+    import lessonkit
+
+    lessonkit.set_language(language)
+    _language["code"] = language
+    w = WORDS[language]
+    COURSE = w["course"]
+    EDITION_TITLES = {STUDENT: w["student"], TEACHER: w["teacher"]}
+    EDITION_ABOUT = {STUDENT: w["student_about"], TEACHER: w["teacher_about"]}
+    KIND_LABELS = {"core": w["core"], "deep dive": w["deep dive"]}
+    WITHHELD = f'<div class="handout-withheld">{html.escape(w["withheld"])}</div>'
+
+
 TEACHER_TAG = "handout-teacher"
 # A section whose heading starts "For teachers" (lesson 04 has one) is left out of the student edition.
 FOR_TEACHERS = re.compile(r"\A\s*(#{1,6})[ \t]+for teachers\b", re.IGNORECASE)
@@ -514,9 +546,22 @@ def _plain(output: Mapping[str, Any]) -> str:
 def _shows_solution(output: Mapping[str, Any], hidden: Iterable[Exercise]) -> bool:
     """True when `output` is a Solution box of any exercise, or a verdict (✓/✗) of one in `hidden`."""
     text = _plain(output).lstrip()
-    if text.startswith("Solution (") and any(text.startswith(f"Solution ({ex.title}):") for ex in EXERCISES.values()):
+    if any(text.startswith(solution_heading(ex)) for ex in EXERCISES.values()):
         return True
-    return any(text.startswith((f"✓ Correct ({ex.title})", f"✗ Not quite ({ex.title})")) for ex in hidden)
+    return any(text.startswith(tuple(verdicts(ex).values())) for ex in hidden)
+
+
+def solution_heading(ex: Exercise) -> str:
+    """How lessonkit heads `ex`'s Solution box in the language being built: 'Solution (title):'."""
+    return gettext("Solution ({title}):").format(title=ex.title)
+
+
+def verdicts(ex: Exercise) -> dict[str, str]:
+    """The first words of a right and of a wrong answer's box, in the language being built: '✓ Correct (title):'."""
+    words = {"✓": gettext("Correct"), "✗": gettext("Not quite")}
+    return {
+        w: f"{mark} {gettext('{heading} ({title}):').format(heading=w, title=ex.title)}" for mark, w in words.items()
+    }
 
 
 def _result_output(ex: Exercise, execution_count: int | None) -> nbformat.NotebookNode:
@@ -587,19 +632,19 @@ def teacher_notes_html(ex: Exercise) -> str:
     rows = []
     for number, note in enumerate(_notes(ex)):
         mark = {"correct": "✓", "incorrect": "✗", "unreadable": "?", "not attempted": "○"}.get(note.status, "")
-        role = "intended answer" if number == 0 else "common wrong answer"
+        role = words()["intended"] if number == 0 else words()["wrong"]
         rows.append(
             f'<tr class="handout-note-{html.escape(note.status.replace(" ", "-"))}">'
             f"<td><code>{html.escape(str(note.answer_text))}</code><br><small>{role}</small></td>"
             f"<td>{mark} {html.escape(note.status)}</td><td>{_inline(note.message)}</td></tr>"
         )
     table = (
-        '<table class="handout-teacher-table"><thead><tr><th>Answer</th><th>Verdict</th>'
-        f"<th>Feedback the learner sees</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
+        f'<table class="handout-teacher-table"><thead><tr><th>{words()["answer"]}</th><th>{words()["verdict"]}</th>'
+        f"<th>{words()['feedback']}</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
     )
     return (
         f'<div class="handout-teacher-notes" data-exercise="{html.escape(ex.id)}">'
-        f'<div class="handout-teacher-label">Teacher edition · exercise <code>{html.escape(ex.id)}</code>: '
+        f'<div class="handout-teacher-label">{words()["teacher_label"]} <code>{html.escape(ex.id)}</code>: '
         f"{html.escape(ex.title)}</div>{_solution(ex)._repr_html_()}{table}</div>"
     )
 
@@ -632,10 +677,7 @@ def teacher_notebook(nb: nbformat.NotebookNode, lesson: str) -> nbformat.Noteboo
         cells += [_teacher_cell(ex) for ex in after.get(index, [])]
     rest = [ex for ex in lesson_exercises(lesson[:2]) if ex.id not in set(asked.ids)]
     if rest:
-        intro = (
-            "## Teacher's appendix: the other exercises of this lesson\n\n"
-            "Exercises of this lesson that no check cell above asks, with their worked solutions and feedback."
-        )
+        intro = words()["appendix"]
         cells.append(new_markdown_cell(intro, id="teacher-appendix"))
         cells += [_teacher_cell(ex) for ex in rest]
     nb.cells = cells
@@ -670,15 +712,15 @@ def solution_leaks(page: str, asked: Iterable[str] = (), demos: Iterable[str] = 
     for ident in order:
         ex = EXERCISES[ident]
         solution = _solution(ex)
-        if squeeze(f"Solution ({ex.title}):") in text:
+        if squeeze(solution_heading(ex)) in text:
             found.append(f"{ident}: its Solution box")
         if squeeze(solution.explanation) in text:
             found.append(f"{ident}: its solution's explanation")
         if ident in exempt:
             continue
-        for verdict in ("✓ Correct", "✗ Not quite"):
-            if squeeze(f"{verdict} ({ex.title}):") in text:
-                found.append(f"{ident}: a {verdict[2:]!r} verdict")
+        for word, verdict in verdicts(ex).items():
+            if squeeze(verdict) in text:
+                found.append(f"{ident}: a {word!r} verdict")
         for note in _notes(ex):
             message = squeeze(note.message)
             if note.status != "not attempted" and len(message) >= MIN_MESSAGE_CHARS and message in text:
@@ -741,9 +783,11 @@ def to_html(
         embed_images=True,
     )
     css = (ASSETS / "handout.css").read_text("utf-8")
-    banner = f"{COURSE} · {EDITION_TITLES[edition].lower()}" if edition else f"{COURSE} · handout"
+    banner = f"{COURSE} · {EDITION_TITLES[edition].lower()}" if edition else f"{COURSE} · {words()['handout']}"
     resources = {"handout": {"css": css, "banner": banner, "stamp": stamp}}
     page, _ = exporter.from_notebook_node(nb, resources=resources)
+    # nbconvert takes ISO 639-1 codes only ("zh"); the script subtag picks Simplified or Traditional glyphs.
+    page = page.replace('<html lang="en">', f'<html lang="{_language["code"]}">', 1)
     for index, (tex, display) in enumerate(formulas):
         page = page.replace(math_placeholder(index), render_math(tex, display))
     page = mark_bare_links(replace_remote_images(page))
@@ -796,6 +840,8 @@ def cover_html(
         links=links,
         pdf_name=pdf_name,
         repository_url=github_url(),
+        w=words(),
+        lang=_language["code"],
     )
 
 
@@ -810,12 +856,22 @@ def _torch_version() -> str:
 # --- the PDF ---------------------------------------------------------------------------------------
 
 
+# The PDF footer is printed outside the page's document, so it names the edition's CJK face itself.
+FOOTER_FONTS = {
+    "en": "sans-serif",
+    "zh-Hans": "sans-serif,'Noto Sans CJK SC','PingFang SC','Microsoft YaHei'",
+    "zh-Hant": "sans-serif,'Noto Sans CJK TC','PingFang TC','Microsoft JhengHei'",
+}
+
+
 def _footer(text: str) -> str:
+    numbers = {"page": '<span class="pageNumber"></span>', "total": '<span class="totalPages"></span>'}
+    code = _language["code"]
     return (
-        '<div style="width:100%;font-size:8px;font-family:sans-serif;color:#555;padding:0 12mm;'
-        'display:flex;justify-content:space-between;gap:4mm">'
+        f'<div lang="{code}" style="width:100%;font-size:8px;font-family:{FOOTER_FONTS[code]};'
+        'color:#555;padding:0 12mm;display:flex;justify-content:space-between;gap:4mm">'
         f"<span>{html.escape(text)}</span>"
-        '<span>page <span class="pageNumber"></span> of <span class="totalPages"></span></span></div>'
+        f"<span>{words()['page'].format(**numbers)}</span></div>"
     )
 
 
@@ -907,7 +963,7 @@ def build_pdf(
     cover_page.unlink()
     if asked:
         raise RuntimeError(f"the handouts asked the network for {sorted(set(asked))}: they must be self-contained")
-    parts = [(cover_pdf, "Cover: device and date")] + [(pdf, h.title) for h, (_, pdf, _) in zip(handouts, jobs)]
+    parts = [(cover_pdf, words()["cover_bookmark"])] + [(pdf, h.title) for h, (_, pdf, _) in zip(handouts, jobs)]
     merge_pdfs(parts, target, title)
     cover_pdf.unlink()
     return target
@@ -954,13 +1010,18 @@ def editions_html(generated: str, pdfs: Mapping[str, str | None]) -> str:
     editions = [
         {"folder": e, "title": EDITION_TITLES[e], "about": EDITION_ABOUT[e], "pdf": pdfs.get(e)} for e in EDITIONS
     ]
-    return environment.get_template("editions.html.j2").render(course=COURSE, generated=generated, editions=editions)
+    return environment.get_template("editions.html.j2").render(
+        course=COURSE, generated=generated, editions=editions, w=words(), lang=_language["code"]
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("notebooks", nargs="*", type=Path, help="default: every notebooks/NN_*.ipynb")
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output folder (default dist/handouts)")
+    parser.add_argument("--out", type=Path, help="output folder (default dist/handouts, or dist/handouts/<language>)")
+    parser.add_argument(
+        "--language", default="en", choices=LANGUAGES, help="the edition: en (default), zh-Hans or zh-Hant"
+    )
     parser.add_argument("--stored-outputs", action="store_true", help="don't run the lessons: use stored outputs")
     parser.add_argument("--no-pdf", action="store_true", help="write the HTML only")
     parser.add_argument(
@@ -970,8 +1031,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=int, default=300, help="seconds allowed per cell (default 300)")
     args = parser.parse_args(argv)
     os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
+    use_language(args.language)
+    if args.out is None:
+        args.out = DEFAULT_OUT if args.language == "en" else DEFAULT_OUT / args.language
+    w = words()
 
-    paths = reading_order(p.resolve() for p in args.notebooks) if args.notebooks else lessons()
+    paths = reading_order(p.resolve() for p in args.notebooks) if args.notebooks else lessons(language=args.language)
     if not paths:
         parser.error("no notebooks/NN_*.ipynb found")
     for path in paths:
@@ -984,14 +1049,11 @@ def main(argv: list[str] | None = None) -> int:
     generated = now.strftime("%Y-%m-%d %H:%M UTC")
     device, device_rows = describe_this_machine()
     if args.stored_outputs:
-        run_note = (
-            "Outputs as stored in the repository's notebooks, not re-run for these handouts: "
-            "the table describes the machine that built them."
-        )
-        stamp = f"outputs as stored in the notebooks · built {generated}"
+        run_note = w["stored_note"]
+        stamp = w["stored_stamp"].format(generated=generated)
     else:
-        run_note = f"Every lesson was run top to bottom on this device: {device}."
-        stamp = f"outputs from {device} · {generated}"
+        run_note = w["run_note"].format(device=device)
+        stamp = w["run_stamp"].format(device=device, generated=generated)
 
     folders = {edition: args.out / edition for edition in EDITIONS}
     for folder in folders.values():
@@ -1002,7 +1064,9 @@ def main(argv: list[str] | None = None) -> int:
     # Links between lessons go to the handouts beside them: those built now, and those an earlier build left.
     handout_of: dict[str, dict[Path, str]] = {}
     for edition, folder in folders.items():
-        handout_of[edition] = {p: f"{p.stem}.html" for p in lessons() if (folder / f"{p.stem}.html").is_file()}
+        handout_of[edition] = {
+            p: f"{p.stem}.html" for p in lessons(language=args.language) if (folder / f"{p.stem}.html").is_file()
+        }
         handout_of[edition].update({p: f"{p.stem}.html" for p in paths})
     started = time.perf_counter()
     built: dict[str, list[Handout]] = {edition: [] for edition in EDITIONS}
@@ -1067,8 +1131,8 @@ def main(argv: list[str] | None = None) -> int:
                 args.chromium,
                 args.paper,
                 cover,
-                f"{EDITION_TITLES[edition]} · outputs from {device}, {generated}",
-                f"{COURSE}: course handouts, {EDITION_TITLES[edition].lower()}",
+                w["pdf_footer"].format(edition=EDITION_TITLES[edition], device=device, generated=generated),
+                w["pdf_title"].format(course=COURSE, edition_lower=EDITION_TITLES[edition].lower()),
             )
             total = sum(h.pdf_pages for h in built[edition])
             size = target.stat().st_size / 1e6

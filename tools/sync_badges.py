@@ -23,6 +23,7 @@ sys.path.insert(0, str(ROOT))
 
 from reading_time import estimates, rounded_minutes  # noqa: E402
 
+import i18n  # noqa: E402  (tools/i18n.py: the Chinese editions)
 from lessonkit import course  # noqa: E402
 
 BADGE_LINE = re.compile(r"^\[!\[Open In Colab\]\(.*$", re.MULTILINE)
@@ -92,9 +93,17 @@ def sync_template() -> bool:
     return True
 
 
-def lesson_table() -> str:
+# The lesson tables' words in each README: README.md, README.zh-Hans.md, README.zh-Hant.md.
+TABLE_WORDS = {
+    "en": ("Core path", "Optional deep dives", " (about {n} minutes)", "| Lesson | Time | Open in Colab |", "{n} min"),
+    "zh-Hans": ("核心路线", "选读的深入专题", "（约 {n} 分钟）", "| 课程 | 时间 | 在 Colab 中打开 |", "{n} 分钟"),
+    "zh-Hant": ("核心路線", "選讀的深入專題", "（約 {n} 分鐘）", "| 課程 | 時間 | 在 Colab 中開啟 |", "{n} 分鐘"),
+}
+
+
+def lesson_table(edition: str = "en") -> str:
     """Two tables, the core path then the optional deep dives, in reading order (lessonkit/course.py), each lesson
-    with its time from tools/reading_time.py rounded up to 5 minutes."""
+    with its time from tools/reading_time.py rounded up to 5 minutes; an edition's lessons in its own README."""
     by_number = {path.name[:2]: path for path in lesson_paths()}
     listed = set(course.CORE_PATH + course.DEEP_DIVES)
     if set(by_number) != listed:
@@ -103,17 +112,31 @@ def lesson_table() -> str:
             "add each lesson to CORE_PATH or DEEP_DIVES"
         )
     minutes = {name[:2]: value for name, value in lesson_minutes().items()}
+    core, deep, about, header, time = TABLE_WORDS[edition]
+    folder = "" if edition == "en" else f"{edition}/"
     parts = []
-    for heading, numbers in (("Core path", course.CORE_PATH), ("Optional deep dives", course.DEEP_DIVES)):
+    for heading, numbers in ((core, course.CORE_PATH), (deep, course.DEEP_DIVES)):
         total = sum(minutes[n] for n in numbers)
-        rows = [f"**{heading}** (about {total} minutes)", "", "| Lesson | Time | Open in Colab |", "|---|---|---|"]
+        rows = [f"**{heading}**{about.format(n=total)}", "", header, "|---|---|---|"]
         for number in numbers:
-            path = by_number[number]
-            nb = nbformat.read(path, as_version=4)
-            link = f"[{title_of(nb)}](notebooks/{path.name})"
-            rows.append(f"| {link} | {minutes[number]} min | {course.colab_badge(path.name)} |")
+            name = folder + by_number[number].name
+            nb = nbformat.read(ROOT / "notebooks" / name, as_version=4)
+            link = f"[{title_of(nb)}](notebooks/{name})"
+            rows.append(f"| {link} | {time.format(n=minutes[number])} | {course.colab_badge(name)} |")
         parts.append("\n".join(rows) + "\n")
     return "\n".join(parts)
+
+
+def sync_readme(readme: Path, edition: str) -> bool:
+    """A README's lesson tables (and the English one's install line); whether it changed."""
+    text = readme.read_text("utf-8")
+    if not TABLE.search(text):
+        raise SystemExit(f"{readme.name} has no '<!-- lessons:start -->' ... '<!-- lessons:end -->' block")
+    new = TABLE.sub(lambda m: m.group(1) + lesson_table(edition) + m.group(2), text)
+    new = README_INSTALL.sub(course.install_command(), new)
+    if new != text:
+        readme.write_text(new, "utf-8")
+    return new != text
 
 
 def publish(repo: str, ref: str) -> None:
@@ -145,15 +168,13 @@ def main() -> int:
     for path in lesson_paths():
         print(f"{path.name}: {'updated' if sync_notebook(path) else 'already in sync'}")
     print(f"{TEMPLATE.name}: {'updated' if sync_template() else 'already in sync'}")
-    readme = ROOT / "README.md"
-    text = readme.read_text("utf-8")
-    if not TABLE.search(text):
-        raise SystemExit("README.md has no '<!-- lessons:start -->' ... '<!-- lessons:end -->' block")
-    new = TABLE.sub(lambda m: m.group(1) + lesson_table() + m.group(2), text)
-    new = README_INSTALL.sub(course.install_command(), new)
-    if new != text:
-        readme.write_text(new, "utf-8")
-    print(f"README.md: {'updated' if new != text else 'already in sync'}")
+    # The Chinese editions are built from the English lessons, so their badges and minutes follow them.
+    for edition in i18n.EDITIONS:
+        for path in lesson_paths():
+            i18n.write_notebook(i18n.build(edition, path), i18n.edition_path(edition, path))
+    print(f"notebooks/{{{','.join(i18n.EDITIONS)}}}/: rebuilt from the English lessons and i18n/")
+    for edition, name in (("en", "README.md"), *((e, f"README.{e}.md") for e in i18n.EDITIONS)):
+        print(f"{name}: {'updated' if sync_readme(ROOT / name, edition) else 'already in sync'}")
     return 0
 
 

@@ -9,6 +9,7 @@ from typing import Any
 from lessonkit.calculator.budget import THIS_MACHINE, MachineBudget, this_machine
 from lessonkit.estimate import resolve_model
 from lessonkit.gpus import GpuSpec, find_gpu
+from lessonkit.i18n import _, pgettext
 from lessonkit.models import ModelConfig
 
 
@@ -77,11 +78,15 @@ def describe(options: dict[str, Any]) -> str:
     parts = []
     for key, value in options.items():
         if key == "seq_len":
-            parts.append(f"{value} tokens")
+            parts.append(_("{n} tokens").format(n=value))
         elif key == "checkpointing":
-            parts.append("activation checkpointing" if value else "no checkpointing")
+            parts.append(_("activation checkpointing") if value else _("no checkpointing"))
         elif key == "cuda_context_bytes" and value == 0:
-            parts.append("CUDA context left out")
+            parts.append(_("CUDA context left out"))
+        elif key == "batch":
+            parts.append(_("batch {n}").format(n=value))
         else:
             parts.append(f"{key.replace('_', ' ')} {value}")
-    return f" ({', '.join(parts)})" if parts else ""
+    if not parts:
+        return ""
+    return _(" ({options})").format(options=pgettext("separator between listed items", ", ").join(parts))

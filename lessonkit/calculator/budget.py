@@ -7,6 +7,7 @@ from typing import Any
 
 from lessonkit._checks import check_bytes
 from lessonkit.device import device_memory
+from lessonkit.i18n import _
 from lessonkit.vram import format_bytes
 
 THIS_MACHINE = "this_machine"  # the calculator's and fit table's name for this machine's CUDA GPU
@@ -49,36 +50,46 @@ class MachineBudget:
     def name(self) -> str:
         """E.g. 'Tesla T4 (free now)', as fits() and the plots name a GPU (lesson 07)."""
         if not self:
-            return "no CUDA GPU here"
-        return "the budget given" if self.gpu_name is None else f"{self.gpu_name} (free now)"
+            return _("no CUDA GPU here")
+        return _("the budget given") if self.gpu_name is None else _("{gpu} (free now)").format(gpu=self.gpu_name)
 
     @property
     def summary(self) -> str:
         """E.g. 'Tesla T4, 0.29 GiB (300 MiB) free now of 14.75 GiB', or why there is no budget (lesson 07)."""
         if not self:
-            return f"no CUDA GPU here: {self.reason}"
-        free = f"{format_bytes(self.usable_bytes, 'GiB', 2)} ({format_bytes(self.usable_bytes, 'MiB', 0)})"
+            return _("no CUDA GPU here: {reason}").format(reason=self.reason)
         if self.gpu_name is None:
-            return f"a budget of {free}, given by hand"
-        total = "" if self.total_bytes is None else f" of {format_bytes(self.total_bytes, 'GiB', 2)}"
-        return f"{self.gpu_name}, {free} free now{total}"
+            return _("a budget of {free}, given by hand").format(free=self._free())
+        if self.total_bytes is None:
+            return _("{gpu}, {free} free now").format(gpu=self.gpu_name, free=self._free())
+        return _("{gpu}, {free} free now of {total}").format(
+            gpu=self.gpu_name, free=self._free(), total=format_bytes(self.total_bytes, "GiB", 2)
+        )
+
+    def _free(self) -> str:
+        """E.g. '0.29 GiB (300 MiB)' (lesson 07)."""
+        return f"{format_bytes(self.usable_bytes, 'GiB', 2)} ({format_bytes(self.usable_bytes, 'MiB', 0)})"
 
     def __repr__(self) -> str:
         return str(self)
 
     def __str__(self) -> str:
         if not self:
-            return f"No CUDA GPU here: {self.reason}"
-        return "A" + self.summary[1:] if self.gpu_name is None else f"This machine: {self.summary}"
+            return _("No CUDA GPU here: {reason}").format(reason=self.reason)
+        if self.gpu_name is None:
+            return _("A budget of {free}, given by hand").format(free=self._free())
+        return _("This machine: {summary}").format(summary=self.summary)
 
 
 def this_machine(device: Any = None) -> MachineBudget:
     """The memory free now on this machine's CUDA GPU (default: the best device), or why there is none (lesson 07)."""
     memory = device_memory(device)  # from torch.cuda.mem_get_info: starts no nvidia-smi
     if memory.kind != "cuda" or memory.free_bytes is None:
-        why = {
-            "cpu": "PyTorch sees no CUDA GPU, so there is no GPU memory to compare with (this runs on the CPU)",
-            "mps": "this is an Apple-silicon GPU, whose memory is shared with the CPU; the budget is for CUDA GPUs",
-        }.get(memory.kind, "PyTorch could not say how much memory is free on this GPU")
+        if memory.kind == "cpu":
+            why = _("PyTorch sees no CUDA GPU, so there is no GPU memory to compare with (this runs on the CPU)")
+        elif memory.kind == "mps":
+            why = _("this is an Apple-silicon GPU, whose memory is shared with the CPU; the budget is for CUDA GPUs")
+        else:
+            why = _("PyTorch could not say how much memory is free on this GPU")
         return MachineBudget(None, None, reason=why)
     return MachineBudget(memory.name, memory.free_bytes, memory.total_bytes)

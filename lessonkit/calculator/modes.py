@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from lessonkit.estimate import MODE_DTYPES, MODE_LABELS, InferenceJob, LoraJob, TrainingJob
+from lessonkit.estimate import MODE_DTYPES, InferenceJob, LoraJob, TrainingJob
 from lessonkit.estimate._settings import settings
+from lessonkit.i18n import Lazy, lazy
 
 # LoRA and full fine-tuning recipes recompute each layer's activations in the backward pass instead of
 # keeping them: PEFT's prepare_model_for_kbit_training, the usual first step of QLoRA, turns gradient
@@ -26,6 +27,16 @@ TRAINING_CHECKPOINTING = True
 QLORA_BASE = "int4"  # QLoRA: LoRA on a frozen 4-bit (NF4) base, Dettmers et al. 2023, arXiv:2305.14314
 
 _ESTIMATORS = MappingProxyType({"inference": InferenceJob, "lora": LoraJob, "full": TrainingJob})
+# The jobs as the Mode menu and the tables name them, translated when shown: MODE_LABELS' English words
+# (tests/test_vram_calculator.py checks they agree), and QLoRA's.
+_JOB_LABELS = MappingProxyType(
+    {
+        "inference": lazy("inference"),
+        "lora": lazy("LoRA fine-tuning"),
+        "qlora": lazy("QLoRA fine-tuning (4-bit base)"),
+        "full": lazy("full fine-tuning"),
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -33,7 +44,7 @@ class Job:
     """One choice of the calculator's Mode menu, and the settings it normally uses (lesson 07)."""
 
     key: str  # "qlora"
-    label: str  # "QLoRA fine-tuning (4-bit base)"
+    label: str | Lazy  # "QLoRA fine-tuning (4-bit base)": str() of it is in the language lessonkit speaks then
     mode: str  # the estimate's mode: "inference", "lora" or "full"
     dtypes: tuple[str, ...]  # the dtypes offered, the usual one first
     seq_len: int
@@ -59,7 +70,7 @@ class Job:
         return {"dtype": self.dtype, "seq_len": self.seq_len, "batch": self.batch, "checkpointing": self.checkpointing}
 
 
-def _job(key: str, label: str, mode: str, dtypes: Sequence[str]) -> Job:
+def _job(key: str, label: str | Lazy, mode: str, dtypes: Sequence[str]) -> Job:
     """A job whose tokens and batch are the estimator's defaults for `mode` (lesson 07)."""
     usual = {p.name: p.default for p in settings(_ESTIMATORS[mode])}
     training = mode != "inference"
@@ -68,9 +79,9 @@ def _job(key: str, label: str, mode: str, dtypes: Sequence[str]) -> Job:
 
 JOBS: MappingProxyType[str, Job] = MappingProxyType(
     {
-        "inference": _job("inference", MODE_LABELS["inference"], "inference", MODE_DTYPES["inference"]),
-        "lora": _job("lora", MODE_LABELS["lora"], "lora", MODE_DTYPES["lora"]),
-        "qlora": _job("qlora", "QLoRA fine-tuning (4-bit base)", "lora", (QLORA_BASE,)),
-        "full": _job("full", MODE_LABELS["full"], "full", MODE_DTYPES["full"]),
+        "inference": _job("inference", _JOB_LABELS["inference"], "inference", MODE_DTYPES["inference"]),
+        "lora": _job("lora", _JOB_LABELS["lora"], "lora", MODE_DTYPES["lora"]),
+        "qlora": _job("qlora", _JOB_LABELS["qlora"], "lora", (QLORA_BASE,)),
+        "full": _job("full", _JOB_LABELS["full"], "full", MODE_DTYPES["full"]),
     }
 )

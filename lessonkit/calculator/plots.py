@@ -10,6 +10,7 @@ from lessonkit.calculator._args import items
 from lessonkit.calculator.budget import MachineBudget
 from lessonkit.estimate import Estimate, gpu_memory
 from lessonkit.gpus import GpuSpec
+from lessonkit.i18n import _, text
 from lessonkit.memparts import PARTS
 from lessonkit.units import BYTE_UNITS
 from lessonkit.vram import format_bytes
@@ -47,16 +48,16 @@ def plot_breakdown(
             raise ValueError(f"labels must give one label per estimate ({len(estimates)}), got {len(labels)}")
     if ax is None:
         rows = sum(len(e.moments) if moments else 1 for e in estimates)
-        _, ax = plt.subplots(figsize=(9, 1.0 + 0.45 * rows))
+        ax = plt.subplots(figsize=(9, 1.0 + 0.45 * rows))[1]
     bars: list[tuple[str, dict[str, int]]] = []
     for i, est in enumerate(estimates):
         name = labels[i] if labels is not None else " · ".join(est.label.split(" · ")[:2])
         if moments:
-            bars += [(f"{name}\n{m}".strip(), parts) for m, parts in est.moments.items()]
+            bars += [(f"{name}\n{est.moment_label(m)}".strip(), parts) for m, parts in est.moments.items()]
         else:
             bars.append((name, est.breakdown))
     scale = BYTE_UNITS[unit]
-    for row, (_, parts) in enumerate(bars):
+    for row, (_name, parts) in enumerate(bars):
         left = 0.0
         for key, part in PARTS.items():
             value = parts.get(key, 0) / scale
@@ -65,7 +66,7 @@ def plot_breakdown(
                 left += value
     shown = [k for k in PARTS if any(p.get(k) for _, p in bars)]
     handles = [plt.Rectangle((0, 0), 1, 1, color=PARTS[k].colour) for k in shown]
-    names = [PARTS[k].label for k in shown]
+    names = [text(PARTS[k].label) for k in shown]
     if gpu is not None:  # the GPU's line is named in the legend, where no bar can hide its label
         available, name = (gpu.usable_bytes, gpu.name) if isinstance(gpu, MachineBudget) else gpu_memory(gpu)
         handles.append(ax.axvline(available / scale, color="black", linestyle="--", linewidth=1))
@@ -73,5 +74,5 @@ def plot_breakdown(
     ax.legend(handles, names, loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
     ax.set_yticks(range(len(bars)), [b[0] for b in bars], fontsize=8)
     ax.invert_yaxis()
-    ax.set_xlabel(f"memory ({unit})")
+    ax.set_xlabel(_("memory ({unit})").format(unit=unit))
     return ax

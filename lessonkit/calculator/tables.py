@@ -13,6 +13,7 @@ from lessonkit.calculator.budget import MachineBudget, this_machine
 from lessonkit.calculator.modes import JOBS, Job
 from lessonkit.estimate import Estimate, Fit, fits, largest_model_that_fits, plan_estimate
 from lessonkit.gpus import GpuSpec, catalog
+from lessonkit.i18n import _, pad, pgettext
 from lessonkit.memparts import PARTS
 from lessonkit.models import ModelConfig, catalog_models
 from lessonkit.vram import format_bytes
@@ -52,19 +53,21 @@ class FitTable:
         return str(self)
 
     def __str__(self) -> str:
+        words = _verdict_words()
         width = max(len(g.key) for g in self.gpus) + 2
         name = max([20] + [len(m.name) + 2 for m in self.models])  # a config.json's name can be long
-        head = f"{'model':<{name}}{'needs':>11}  " + "".join(f"{g.key:>{width}}" for g in self.gpus)
-        lines = [f"{JOBS[self.mode].label}, {self.dtype}{describe(self.options)}", head]
+        model, needs = pgettext("fit table heading", "model"), pgettext("fit table heading", "needs")
+        head = f"{pad(model, name)}{pad(needs, 11, '>')}  " + "".join(f"{g.key:>{width}}" for g in self.gpus)
+        lines = [_job_title(self.mode, self.dtype, self.options), head]
         for i, m in enumerate(self.models):
-            marks = "".join(f"{self.verdict(i, g):>{width}}" for g in self.gpus)
+            marks = "".join(pad(words[self.verdict(i, g)], width, ">") for g in self.gpus)
             lines.append(f"{m.name:<{name}}{format_bytes(self.needed[i], 'GiB', 1):>11}  {marks}")
         return "\n".join(lines + self._footnotes())
 
     def _footnotes(self) -> list[str]:
         notes = [
             f"{g.key}: {g.summary}"
-            + (" (the CUDA context already exists here, so this column leaves it out)" if g.context_in_use else "")
+            + (_(" (the CUDA context already exists here, so this column leaves it out)") if g.context_in_use else "")
             for g in self.gpus
             if isinstance(g, MachineBudget)
         ]
@@ -74,26 +77,44 @@ class FitTable:
                 bases.setdefault(g.allocatable_basis, []).append(g.key)
         if bases:
             listed = "; ".join(f"{', '.join(keys)}: {basis}" for basis, keys in bases.items())
-            notes.append(f"Memory compared with (what a program can allocate): {listed}.")
+            notes.append(_("Memory compared with (what a program can allocate): {listed}.").format(listed=listed))
         return notes
 
     def _repr_html_(self) -> str:
         head = "".join(f"<th>{html.escape(g.key)}</th>" for g in self.gpus)
         colours = {"yes": "#d9f2d9", "tight": "#fff2cc", "-": "#ffffff"}
+        words = _verdict_words()
         rows = []
         for i, m in enumerate(self.models):
             cells = "".join(
-                f"<td style='background:{colours[v]}'>{v}</td>" for v in (self.verdict(i, g) for g in self.gpus)
+                f"<td style='background:{colours[v]}'>{html.escape(words[v])}</td>"
+                for v in (self.verdict(i, g) for g in self.gpus)
             )
             need = format_bytes(self.needed[i], "GiB", 1)
             rows.append(f"<tr><td style='text-align:left'>{html.escape(m.name)}</td><td>{need}</td>{cells}</tr>")
-        title = html.escape(f"{JOBS[self.mode].label}, {self.dtype}{describe(self.options)}")
+        title = html.escape(_job_title(self.mode, self.dtype, self.options))
+        model, needs = pgettext("fit table heading", "model"), pgettext("fit table heading", "needs")
         return (
-            f"<p><b>{title}</b></p><table><tr><th style='text-align:left'>model</th><th>needs</th>{head}</tr>"
+            f"<p><b>{title}</b></p><table><tr><th style='text-align:left'>{html.escape(model)}</th>"
+            f"<th>{html.escape(needs)}</th>{head}</tr>"
             + "".join(rows)
             + "</table>"
             + "".join(f"<p>{html.escape(note)}</p>" for note in self._footnotes())
         )
+
+
+def _verdict_words() -> dict[str, str]:
+    """FitTable.verdict's answers ('yes', 'tight', '-') as the language lessonkit speaks now shows them (lesson 07)."""
+    return {
+        "yes": pgettext("does the model fit on this GPU", "yes"),
+        "tight": pgettext("does the model fit on this GPU", "tight"),
+        "-": "-",
+    }
+
+
+def _job_title(mode: str, dtype: str, options: dict[str, Any]) -> str:
+    """E.g. 'inference, fp16 (4096 tokens, batch 1)': a table's or a plan's job in words (lesson 07)."""
+    return _("{job}, {dtype}{options}").format(job=JOBS[mode].label, dtype=dtype, options=describe(options))
 
 
 def fit_table(
@@ -172,17 +193,30 @@ class ModelPlan:
 
     def lines(self) -> list[str]:
         """The plan as plain sentences, one a line (lesson 07)."""
-        job = f"{JOBS[self.mode].label}, {self.dtype}{describe(self.options)}"
+        job = _job_title(self.mode, self.dtype, self.options)
         if not self.budget:
-            return [f"{self.budget}.", f"Nothing to check {job} against here: compare with a catalog GPU instead."]
-        lines = [f"{self.budget}.", f"{job}: fits here: {', '.join(self.fit) or 'none'}"]
-        lines += [f"skipped {name} {self.dtype}: {why}" for name, why in self.skipped.items()]
+            return [
+                _("{budget}.").format(budget=self.budget),
+                _("Nothing to check {job} against here: compare with a catalog GPU instead.").format(job=job),
+            ]
+        fit = ", ".join(self.fit) or _("none")
+        lines = [_("{budget}.").format(budget=self.budget), _("{job}: fits here: {fit}").format(job=job, fit=fit)]
+        lines += [
+            _("skipped {name} {dtype}: {why}").format(name=name, dtype=self.dtype, why=why)
+            for name, why in self.skipped.items()
+        ]
         if self.largest:
-            lines.append(f"largest Llama-3-style model that fits: {self.largest / 1e9:.2f} billion parameters")
+            lines.append(
+                _("largest Llama-3-style model that fits: {billions:.2f} billion parameters").format(
+                    billions=self.largest / 1e9, hundred_millions=self.largest / 1e8
+                )
+            )
         else:
             lines.append(
-                "no model of any size fits: close other notebooks or programs that use this GPU "
-                "(nvidia-smi lists them), or use another GPU"
+                _(
+                    "no model of any size fits: close other notebooks or programs that use this GPU "
+                    "(nvidia-smi lists them), or use another GPU"
+                )
             )
         return lines
 
@@ -198,9 +232,11 @@ def _why(est: Estimate, fit: Fit) -> str:
     """'needs 16.27 GiB: weights 14.96 GiB + ... ; only 0.29 GiB free, 15.98 GiB short', largest parts first."""
     parts = sorted(est.breakdown.items(), key=lambda kv: -kv[1])
     listed = " + ".join(f"{PARTS[k].label} {format_bytes(v, 'GiB', 2)}" for k, v in parts)
-    return (
-        f"needs {format_bytes(fit.needed, 'GiB', 2)} ({listed}), only {format_bytes(fit.available, 'GiB', 2)} "
-        f"free: {format_bytes(-fit.margin, 'GiB', 2)} short"
+    return _("needs {needed} ({listed}), only {available} free: {short} short").format(
+        needed=format_bytes(fit.needed, "GiB", 2),
+        listed=listed,
+        available=format_bytes(fit.available, "GiB", 2),
+        short=format_bytes(-fit.margin, "GiB", 2),
     )
 
 

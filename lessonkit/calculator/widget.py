@@ -17,11 +17,12 @@ from lessonkit.calculator.plots import plot_breakdown
 from lessonkit.calculator.tables import ModelPlan
 from lessonkit.estimate import DecodeSpeed, Estimate, Fit, GpusNeeded, decode_speed, fits, gpus_needed, plan_estimate
 from lessonkit.gpus import GpuSpec, catalog, find_gpu
+from lessonkit.i18n import _, lazy, text
 from lessonkit.models import ModelConfig, catalog_models, find_model
 from lessonkit.vram import format_bytes
 
 SETTINGS = ("model", "mode", "dtype", "seq_len", "batch", "gpu", "checkpointing")  # what set() takes
-UPPER_BOUND_NOTE = "an upper bound (compute and kernel launches left out)"
+UPPER_BOUND_NOTE = lazy("an upper bound (compute and kernel launches left out)")
 SHARDING = "zero3"  # how the calculator spreads a training job over several GPUs: ZeRO-3 (FSDP's full shard)
 
 
@@ -137,36 +138,38 @@ class Calculator:
         gpus = [(f"{g.name} ({g.memory_mib_smi} MiB)", g.key) for g in catalog()]
         here = self.budget or this_machine()
         if here:  # only with a CUDA GPU: a CPU-only machine has no memory of its own to offer
+            free = format_bytes(here.usable_bytes, "GiB", 2)
             gpus.insert(
-                0,
-                (f"this machine: {here.gpu_name} ({format_bytes(here.usable_bytes, 'GiB', 2)} free now)", THIS_MACHINE),
+                0, (_("this machine: {gpu} ({free} free now)").format(gpu=here.gpu_name, free=free), THIS_MACHINE)
             )
         tokens = sorted({2**k for k in range(7, 18)} | {self.values["seq_len"]})
         controls = {
             "model": w.Dropdown(
                 options=[(f"{m.name} ({m.n_params / 1e9:.2f}B)", m.key) for m in catalog_models()],
                 value=self.values["model"] if isinstance(self.values["model"], str) else catalog_models()[0].key,
-                description="Model",
+                description=_("Model"),
                 style=style,
                 layout=wide,
             ),
             "mode": w.Dropdown(
-                options=[(job.label, key) for key, job in JOBS.items()],
+                options=[(text(job.label), key) for key, job in JOBS.items()],
                 value=self.values["mode"],
-                description="Mode",
+                description=_("Mode"),
                 style=style,
                 layout=wide,
             ),
             "dtype": w.Dropdown(
                 options=list(JOBS[self.values["mode"]].dtypes),
                 value=self.values["dtype"],
-                description="Precision",
+                description=_("Precision"),
                 style=style,
             ),
-            "seq_len": w.Dropdown(options=tokens, value=self.values["seq_len"], description="Tokens", style=style),
-            "batch": w.IntSlider(value=self.values["batch"], min=1, max=64, description="Batch", style=style),
+            "seq_len": w.Dropdown(options=tokens, value=self.values["seq_len"], description=_("Tokens"), style=style),
+            "batch": w.IntSlider(value=self.values["batch"], min=1, max=64, description=_("Batch"), style=style),
             "checkpointing": w.Checkbox(
-                value=self.values["checkpointing"], description="activation checkpointing (training)", indent=False
+                value=self.values["checkpointing"],
+                description=_("activation checkpointing (training)"),
+                indent=False,
             ),
             "gpu": w.Dropdown(
                 options=gpus,
@@ -178,7 +181,7 @@ class Calculator:
         }
         pasted = w.Textarea(
             value="",
-            placeholder="Optional: paste a model's config.json here to use it instead of the Model list",
+            placeholder=_("Optional: paste a model's config.json here to use it instead of the Model list"),
             description="config.json",
             style=style,
             layout=w.Layout(width="760px", height="90px"),
@@ -221,14 +224,17 @@ class Calculator:
                 return
             busy.append(True)
             try:
-                text = change["new"].strip()
+                pasted_text = change["new"].strip()
                 try:
-                    self.set(model=json.loads(text) if text else controls["model"].value)
+                    self.set(model=json.loads(pasted_text) if pasted_text else controls["model"].value)
                 except (ValueError, TypeError) as problem:  # json's errors are ValueErrors
-                    status.value = f"<span style='color:#b00'>config.json not used: {html.escape(str(problem))}</span>"
+                    message = _("config.json not used: {problem}").format(problem=problem)
+                    status.value = f"<span style='color:#b00'>{html.escape(message)}</span>"
                     return
-                used = self.values["model"]
-                status.value = f"using {html.escape(getattr(used, 'name', str(used)))} from config.json" if text else ""
+                used = getattr(self.values["model"], "name", str(self.values["model"]))
+                status.value = (
+                    html.escape(_("using {model} from config.json").format(model=used)) if pasted_text else ""
+                )
                 show_values()
             finally:
                 busy.clear()
@@ -285,19 +291,30 @@ class _Report:
         """The decoding speed (inference) or the GPUs needed with ZeRO-3 (training), in sentences."""
         if self.speed is not None:
             s = self.speed
-            text = f"Decoding speed on {s.gpu}: at most {s.tokens_per_s:,.1f} tokens/s per sequence"
+            line = _("Decoding speed on {gpu}: at most {speed:,.1f} tokens/s per sequence").format(
+                gpu=s.gpu, speed=s.tokens_per_s
+            )
             if s.batch > 1:
-                text += f" ({s.batch_tokens_per_s:,.0f} for the batch of {s.batch})"
+                line += _(" ({speed:,.0f} for the batch of {batch})").format(speed=s.batch_tokens_per_s, batch=s.batch)
             read = format_bytes(s.bytes_per_step, "GB", 2)
-            return [f"{text}: {s.bandwidth_gb_s:g} GB/s ÷ {read} read per step, {UPPER_BOUND_NOTE}"]
+            return [
+                _("{line}: {bandwidth:g} GB/s ÷ {read} read per step, {note}").format(
+                    line=line, bandwidth=s.bandwidth_gb_s, read=read, note=UPPER_BOUND_NOTE
+                )
+            ]
         if self.sharded is not None:
             n = self.sharded
             if n:
                 return [
-                    f"Spread with ZeRO-3 over several {n.gpu}: {n.gpus} of them, each holding "
-                    f"{format_bytes(n.per_gpu.total, 'GiB', 2)} (gpus_needed)"
+                    _(
+                        "Spread with ZeRO-3 over several {gpu}: {gpus} of them, each holding {each} (gpus_needed)"
+                    ).format(gpu=n.gpu, gpus=n.gpus, each=format_bytes(n.per_gpu.total, "GiB", 2))
                 ]
-            return [f"Spread with ZeRO-3, no number of {n.gpu} is enough: activations are not split (gpus_needed)"]
+            return [
+                _("Spread with ZeRO-3, no number of {gpu} is enough: activations are not split (gpus_needed)").format(
+                    gpu=n.gpu
+                )
+            ]
         return []
 
     def __str__(self) -> str:

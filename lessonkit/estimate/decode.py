@@ -25,11 +25,12 @@ from lessonkit.estimate.choices import DEFAULT_INFERENCE_TOKENS
 from lessonkit.estimate.inference import InferenceJob
 from lessonkit.estimate.resolve import Subject, Tensor, resolve_model
 from lessonkit.gpus import GpuSpec, find_gpu
+from lessonkit.i18n import _, lazy
 from lessonkit.models import ModelConfig
 from lessonkit.units import DTYPE_BYTES
 from lessonkit.vram import format_bytes
 
-UPPER_BOUND = "an upper bound: compute, kernel launches and reading activations are left out"
+UPPER_BOUND = lazy("an upper bound: compute, kernel launches and reading activations are left out")
 
 
 @dataclass(frozen=True)
@@ -76,22 +77,33 @@ class DecodeSpeed:
     @property
     def label(self) -> str:
         """E.g. 'Llama 3.1 8B · fp16 weights, fp16 KV cache · 4096 tokens x batch 1 on NVIDIA T4' (lesson 07)."""
-        return (
-            f"{self.model} · {self.dtype} weights, {self.kv_dtype} KV cache · "
-            f"{self.seq_len} tokens x batch {self.batch} on {self.gpu}"
+        return _("{model} · {dtype} weights, {kv_dtype} KV cache · {seq_len} tokens x batch {batch} on {gpu}").format(
+            model=self.model,
+            dtype=self.dtype,
+            kv_dtype=self.kv_dtype,
+            seq_len=self.seq_len,
+            batch=self.batch,
+            gpu=self.gpu,
         )
 
     def lines(self) -> list[str]:
         """The result in plain sentences, one a line (lesson 07)."""
-        speed = f"at most {self.tokens_per_s:,.1f} tokens/s per sequence"
+        speed = _("at most {speed:,.1f} tokens/s per sequence").format(speed=self.tokens_per_s)
         if self.batch > 1:
-            speed += f", {self.batch_tokens_per_s:,.0f} tokens/s for the batch of {self.batch}"
-        read = (
-            f"each step reads weights {format_bytes(self.weight_bytes, 'GB', 2)} + KV cache "
-            f"{format_bytes(self.kv_cache_bytes, 'GB', 2)} = {format_bytes(self.bytes_per_step, 'GB', 2)} "
-            f"at {self.bandwidth_gb_s:g} GB/s: at least {1000 * self.step_seconds:,.2f} ms"
+            speed += _(", {speed:,.0f} tokens/s for the batch of {batch}").format(
+                speed=self.batch_tokens_per_s, batch=self.batch
+            )
+        read = _(
+            "each step reads weights {weights} + KV cache {kv_cache} = {total} at {bandwidth:g} GB/s: "
+            "at least {ms:,.2f} ms"
+        ).format(
+            weights=format_bytes(self.weight_bytes, "GB", 2),
+            kv_cache=format_bytes(self.kv_cache_bytes, "GB", 2),
+            total=format_bytes(self.bytes_per_step, "GB", 2),
+            bandwidth=self.bandwidth_gb_s,
+            ms=1000 * self.step_seconds,
         )
-        return [self.label, speed, read, UPPER_BOUND, *self.notes]
+        return [self.label, speed, read, str(UPPER_BOUND), *self.notes]
 
     def __repr__(self) -> str:
         return str(self)
@@ -146,7 +158,7 @@ def decode_speed(
         raise ValueError(
             f"seq_len x batch: {job.seq_len:,} x {job.batch:,} tokens make a KV cache too large to count"
         ) from None
-    name = shape.name if isinstance(resolved, ModelConfig) else f"{resolved / 1e9:.2f}B parameters"
+    name = shape.name if isinstance(resolved, ModelConfig) else _("{n:.2f}B parameters").format(n=resolved / 1e9)
     assert spec.bandwidth_gb_s is not None  # _gpu refuses a GPU without one
     return DecodeSpeed(
         name, spec.name, spec.bandwidth_gb_s, job.dtype, job.kv_dtype, job.seq_len, job.batch, weights, kv, tuple(notes)
@@ -201,14 +213,34 @@ def _weights_read(config: ModelConfig, dtype: str, batch: int) -> tuple[int, lis
             read.append(tensor)
     notes = []
     if config.matched_from:
-        notes.append(f"{config.matched_from!r} is counted as its base model {config.name}, whose shape it keeps")
-    if not config.tied_embeddings:
-        notes.append("the embedding table is read one row per sequence; the output head is read in whole")
-    if config.is_moe:
         notes.append(
-            f"mixture of experts: each token uses {config.experts_per_token} of every layer's {config.num_experts} "
-            f"experts; a step for {batch} sequence{'s' if batch > 1 else ''} reads {experts} per layer (their "
-            f"tokens taken to pick different experts); one token uses {config.active_params:,} of "
-            f"{config.n_params:,} parameters"
+            _("{matched} is counted as its base model {name}, whose shape it keeps").format(
+                matched=repr(config.matched_from), name=config.name
+            )
+        )
+    if not config.tied_embeddings:
+        notes.append(_("the embedding table is read one row per sequence; the output head is read in whole"))
+    if config.is_moe:
+        if batch > 1:
+            template = _(
+                "mixture of experts: each token uses {used} of every layer's {experts} experts; a step for {batch} "
+                "sequences reads {read} per layer (their tokens taken to pick different experts); one token uses "
+                "{active:,} of {total:,} parameters"
+            )
+        else:
+            template = _(
+                "mixture of experts: each token uses {used} of every layer's {experts} experts; a step for {batch} "
+                "sequence reads {read} per layer (their tokens taken to pick different experts); one token uses "
+                "{active:,} of {total:,} parameters"
+            )
+        notes.append(
+            template.format(
+                used=config.experts_per_token,
+                experts=config.num_experts,
+                batch=batch,
+                read=experts,
+                active=config.active_params,
+                total=config.n_params,
+            )
         )
     return sum(replace(subject, tensors=tuple(read)).weight_bytes(dtype)), notes

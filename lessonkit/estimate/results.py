@@ -6,12 +6,20 @@ import html
 from dataclasses import dataclass, field
 from typing import Any
 
+from lessonkit.i18n import _, lazy, pad, text
 from lessonkit.memparts import PARTS
 from lessonkit.vram import format_bytes
 
 # The parts the ZeRO paper (Rajbhandari et al. 2020, https://arxiv.org/abs/1910.02054) calls model states:
 # parameters, gradients and optimizer states (its optimizer states include the fp32 master weights).
 MODEL_STATE_PARTS = ("weights", "quant_scales", "adapters", "master_weights", "optimizer_state", "gradients")
+
+# The moments the estimates consider, as a learner reads them; the moments' keys stay English.
+_MOMENT_NAMES = {
+    "reading the prompt": lazy("reading the prompt"),
+    "start of backward": lazy("start of backward"),
+    "optimizer step": lazy("optimizer step"),
+}
 
 
 @dataclass(frozen=True)
@@ -54,20 +62,28 @@ class Estimate:
         """
         return max(sum(parts.get(k, 0) for k in MODEL_STATE_PARTS) for parts in self.moments.values())
 
+    def moment_label(self, moment: str | None = None) -> str:
+        """A moment's name (default: the peak's) in the language lessonkit speaks now; keys stay English (lesson 07)."""
+        moment = self.peak_moment if moment is None else moment
+        return text(_MOMENT_NAMES.get(moment, moment))
+
     def rows(self, unit: str = "GiB") -> list[tuple[str, str, str]]:
         """(part, amount, share of the total) for each part, then the total (lesson 07)."""
         total = self.total or 1
-        out = [(PARTS[k].label, format_bytes(v, unit, 2), f"{100 * v / total:.0f}%") for k, v in self.breakdown.items()]
-        out.append(("total", format_bytes(self.total, unit, 2), "100%"))
+        out = [
+            (text(PARTS[k].label), format_bytes(v, unit, 2), f"{100 * v / total:.0f}%")
+            for k, v in self.breakdown.items()
+        ]
+        out.append((_("total"), format_bytes(self.total, unit, 2), "100%"))
         return out
 
     def __repr__(self) -> str:
         return str(self)
 
     def __str__(self) -> str:
-        lines = [self.label, f"peak: {self.peak_moment}"]
-        lines += [f"  {name:<22}{amount:>12}{share:>6}" for name, amount, share in self.rows()]
-        lines += [f"  note: {n}" for n in self.notes]
+        lines = [self.label, _("peak: {moment}").format(moment=self.moment_label())]
+        lines += [f"  {pad(name, 22)}{amount:>12}{share:>6}" for name, amount, share in self.rows()]
+        lines += ["  " + _("note: {note}").format(note=n) for n in self.notes]
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
@@ -76,10 +92,12 @@ class Estimate:
             for n, a, s in self.rows()
         )
         notes = "".join(f"<li>{html.escape(n)}</li>" for n in self.notes)
-        return (
-            f"<p><b>{html.escape(self.label)}</b><br>peak: {html.escape(self.peak_moment)}</p>"
-            f"<table><tr><th style='text-align:left'>component</th><th>memory</th><th>share</th></tr>{body}</table>"
-            + (f"<ul>{notes}</ul>" if notes else "")
+        peak = html.escape(_("peak: {moment}").format(moment=self.moment_label()))
+        head = "<th style='text-align:left'>{}</th><th>{}</th><th>{}</th>".format(
+            html.escape(_("component")), html.escape(_("memory")), html.escape(_("share"))
+        )
+        return f"<p><b>{html.escape(self.label)}</b><br>{peak}</p><table><tr>{head}</tr>{body}</table>" + (
+            f"<ul>{notes}</ul>" if notes else ""
         )
 
 
@@ -104,11 +122,12 @@ class Fit:
         return str(self)
 
     def __str__(self) -> str:
-        head = f"needs {format_bytes(self.needed, 'GiB', 2)} of {format_bytes(self.available, 'GiB', 2)} on {self.gpu}"
-        head += f" ({self.basis})" if self.basis else ""
+        needed, available = format_bytes(self.needed, "GiB", 2), format_bytes(self.available, "GiB", 2)
+        head = _("needs {needed} of {available} on {gpu}").format(needed=needed, available=available, gpu=self.gpu)
+        head += _(" ({basis})").format(basis=self.basis) if self.basis else ""
         if self:
-            return f"fits: {head}, {format_bytes(self.margin, 'GiB', 2)} to spare"
-        return f"does not fit: {head}, {format_bytes(-self.margin, 'GiB', 2)} short"
+            return _("fits: {head}, {spare} to spare").format(head=head, spare=format_bytes(self.margin, "GiB", 2))
+        return _("does not fit: {head}, {short} short").format(head=head, short=format_bytes(-self.margin, "GiB", 2))
 
     def _repr_html_(self) -> str:
         colour = "green" if self else "#b00"

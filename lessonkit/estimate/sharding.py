@@ -28,6 +28,7 @@ from lessonkit.estimate.fitting import fits, memory_budget, plan_estimate
 from lessonkit.estimate.resolve import resolve_model
 from lessonkit.estimate.results import Estimate, Fit
 from lessonkit.gpus import GpuSpec
+from lessonkit.i18n import Lazy, _, lazy, pgettext, text
 from lessonkit.memparts import PARTS
 from lessonkit.models import ModelConfig, llama_like
 from lessonkit.vram import format_bytes
@@ -35,19 +36,22 @@ from lessonkit.vram import format_bytes
 
 @dataclass(frozen=True)
 class Strategy:
-    """One way to spread a job over GPUs: its name as people say it and the ZeRO stage it is (lessons 07, 09)."""
+    """One way to spread a job over GPUs: its name as people say it and the ZeRO stage it is (lessons 07, 09).
 
-    label: str
+    `label` is a Lazy: str() of it is the name in the language lessonkit speaks when it is shown.
+    """
+
+    label: str | Lazy
     stage: int  # 0: everything replicated; 1: optimizer state split; 2: + gradients; 3: + weights
 
 
 STRATEGIES = MappingProxyType(
     {
-        "ddp": Strategy("data parallel (DDP), everything replicated", 0),
-        "zero1": Strategy("ZeRO-1, optimizer state split", 1),
-        "zero2": Strategy("ZeRO-2, optimizer state and gradients split", 2),
-        "zero3": Strategy("ZeRO-3, optimizer state, gradients and weights split", 3),
-        "fsdp": Strategy("FSDP full shard (ZeRO-3)", 3),
+        "ddp": Strategy(lazy("data parallel (DDP), everything replicated"), 0),
+        "zero1": Strategy(lazy("ZeRO-1, optimizer state split"), 1),
+        "zero2": Strategy(lazy("ZeRO-2, optimizer state and gradients split"), 2),
+        "zero3": Strategy(lazy("ZeRO-3, optimizer state, gradients and weights split"), 3),
+        "fsdp": Strategy(lazy("FSDP full shard (ZeRO-3)"), 3),
     }
 )
 
@@ -103,22 +107,27 @@ class _Plan:
             moments[moment] = out
         notes = list(self.notes)
         if d > 1:
-            notes.append(f"each of the {d} data-parallel copies reads its own batch: batch is per GPU")
+            notes.append(_("each of the {d} data-parallel copies reads its own batch: batch is per GPU").format(d=d))
         if gathered:
             notes.append(
-                f"ZeRO-3 and FSDP gather a unit's whole weights to compute with it and fetch the next one early: "
-                f"{format_bytes(gathered, 'GiB', 2)} for {GATHERED_UNITS} units, counted as temporary buffers"
+                _(
+                    "ZeRO-3 and FSDP gather a unit's whole weights to compute with it and fetch the next one early: "
+                    "{gathered} for {units} units, counted as temporary buffers"
+                ).format(gathered=format_bytes(gathered, "GiB", 2), units=GATHERED_UNITS)
             )
         elif stage == 3 and self.unit_params is None and d > 1:
-            notes.append("the weights ZeRO-3 gathers a layer at a time are not counted: pass the model instead")
+            notes.append(_("the weights ZeRO-3 gathers a layer at a time are not counted: pass the model instead"))
         if ddp_buckets:
             notes.append(
-                "DDP copies the gradients into its communication buckets (PyTorch's default, "
-                "gradient_as_bucket_view=False): counted as temporary buffers"
+                _(
+                    "DDP copies the gradients into its communication buckets (PyTorch's default, "
+                    "gradient_as_bucket_view=False): counted as temporary buffers"
+                )
             )
         t = self.tensor_parallel
-        split = f"tensor parallel {t} x {STRATEGIES[strategy].label} over {d}" if t > 1 else STRATEGIES[strategy].label
-        label = f"{base.label} · one GPU of {d * t}: {split}"
+        how = text(STRATEGIES[strategy].label)
+        split = _("tensor parallel {t} x {how} over {d}").format(t=t, how=how, d=d) if t > 1 else how
+        label = _("{label} · one GPU of {gpus}: {split}").format(label=base.label, gpus=d * t, split=split)
         details = {
             "gpus": d * t,
             "data_parallel": d,
@@ -203,11 +212,17 @@ def _prepare(model: Any, tensor_parallel: int, mode: str | None, dtype: str | No
         raise ValueError("tensor_parallel above 1 needs a model with a known shape: a catalog name or a ModelConfig")
     shard = tensor_parallel_shard(config, tensor_parallel)
     notes = [
-        f"tensor parallel: each GPU holds 1/{tensor_parallel} of every layer's heads and MLP and of the vocabulary; "
-        "norms and each layer's input and output are whole on every GPU"
+        _(
+            "tensor parallel: each GPU holds 1/{t} of every layer's heads and MLP and of the vocabulary; "
+            "norms and each layer's input and output are whole on every GPU"
+        ).format(t=tensor_parallel)
     ]
     if isinstance(resolved, int):
-        notes.append(f"a bare count is shaped as {config.name} ({config.n_params:,} parameters) to be split")
+        notes.append(
+            _("a bare count is shaped as {name} ({n:,} parameters) to be split").format(
+                name=config.name, n=config.n_params
+            )
+        )
     return _Plan(job.of(shard), config.n_params, _largest_unit(shard), tensor_parallel, tuple(notes))
 
 
@@ -252,19 +267,26 @@ class GpusNeeded:
         return str(self)
 
     def __str__(self) -> str:
-        how = STRATEGIES[self.strategy].label
-        how += f", tensor parallel {self.tensor_parallel}" if self.tensor_parallel > 1 else ""
+        how = text(STRATEGIES[self.strategy].label)
+        if self.tensor_parallel > 1:
+            how += _(", tensor parallel {t}").format(t=self.tensor_parallel)
         job = self.per_gpu.details["unsharded"].label
         if self:
-            return f"{job}\n{self.gpus} x {self.gpu} with {how}: each GPU {self.fit}"
+            each = _("{gpus} x {gpu} with {how}: each GPU {fit}").format(
+                gpus=self.gpus, gpu=self.gpu, how=how, fit=self.fit
+            )
+            return f"{job}\n{each}"
         stage = STRATEGIES[self.strategy].stage
         unsplit = [(k, v) for k, v in self.per_gpu.breakdown.items() if stage < SPLIT_FROM_STAGE.get(k, 4)]
         unsplit.sort(key=lambda kv: -kv[1])
-        parts = ", ".join(f"{PARTS[k].label} {format_bytes(v, 'GiB', 2)}" for k, v in unsplit[:3])
-        return (
-            f"{job}\nno number of {self.gpu} is enough with {how}: even spread over as many GPUs as it "
-            f"takes, each GPU {self.fit} (largest parts: {parts})"
+        parts = pgettext("separator between listed items", ", ").join(
+            f"{PARTS[k].label} {format_bytes(v, 'GiB', 2)}" for k, v in unsplit[:3]
         )
+        none = _(
+            "no number of {gpu} is enough with {how}: even spread over as many GPUs as it "
+            "takes, each GPU {fit} (largest parts: {parts})"
+        ).format(gpu=self.gpu, how=how, fit=self.fit, parts=parts)
+        return f"{job}\n{none}"
 
     def _repr_html_(self) -> str:
         return "<p>" + "<br>".join(html.escape(line) for line in str(self).splitlines()) + "</p>"

@@ -9,8 +9,13 @@ from __future__ import annotations
 import html
 import re
 import textwrap
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
+
+from lessonkit.i18n import Lazy, _, lazy, pgettext, text
+
+Text = str | Lazy  # a text an exercise shows: English, or a Lazy translated when shown (lessonkit.i18n)
 
 CORRECT = "correct"
 INCORRECT = "incorrect"
@@ -18,14 +23,47 @@ NOT_ATTEMPTED = "not attempted"
 UNREADABLE = "unreadable"
 _STATUSES = (CORRECT, INCORRECT, NOT_ATTEMPTED, UNREADABLE)
 
-# status: (plain-text mark, heading, border colour, background colour)
+# status: (plain-text mark, heading, border colour, background colour); the heading is translated when shown
 _LOOK = {
-    CORRECT: ("✓", "Correct", "#1e8e3e", "#e6f4ea"),
-    INCORRECT: ("✗", "Not quite", "#d93025", "#fce8e6"),
-    NOT_ATTEMPTED: ("○", "Not attempted yet", "#1a73e8", "#e8f0fe"),
-    UNREADABLE: ("?", "I could not read that answer", "#b06000", "#fef7e0"),
+    CORRECT: ("✓", lazy("Correct"), "#1e8e3e", "#e6f4ea"),
+    INCORRECT: ("✗", lazy("Not quite"), "#d93025", "#fce8e6"),
+    NOT_ATTEMPTED: ("○", lazy("Not attempted yet"), "#1a73e8", "#e8f0fe"),
+    UNREADABLE: ("?", lazy("I could not read that answer"), "#b06000", "#fef7e0"),
 }
 _WIDTH = 100  # plain-text line width
+
+
+def status_label(status: str) -> str:
+    """A status ('correct', 'not attempted', ...) as the scoreboard shows it, in the current language (lesson 04)."""
+    labels = {
+        CORRECT: pgettext("exercise status", "correct"),
+        INCORRECT: pgettext("exercise status", "incorrect"),
+        NOT_ATTEMPTED: pgettext("exercise status", "not attempted"),
+        UNREADABLE: pgettext("exercise status", "unreadable"),
+    }
+    return labels.get(status, status)
+
+
+def _width(shown: str) -> int:
+    """The columns `shown` takes in a monospaced font: two for each wide (CJK) character."""
+    return sum(2 if unicodedata.east_asian_width(c) in ("W", "F") else 1 for c in shown)
+
+
+def _pad(shown: str, width: int) -> str:
+    """`shown` padded with spaces to `width` columns, counting a wide character as two (like str.ljust)."""
+    return shown + " " * max(0, width - _width(shown))
+
+
+def _wide(char: str) -> bool:
+    """True for a CJK character or full-width punctuation, which Chinese text does not space from its neighbours."""
+    return unicodedata.east_asian_width(char) in ("W", "F")
+
+
+def then(first: str, second: str) -> str:
+    """`first` and `second` joined by a space, or by nothing where either side is Chinese (every verdict)."""
+    if not first or not second:
+        return first + second
+    return first + ("" if _wide(first[-1]) or _wide(second[0]) else " ") + second
 
 
 def _inline_html(text: str) -> str:
@@ -48,7 +86,8 @@ def _box(border: str, background: str, heading_html: str, body_html: str) -> str
         f"border-left:6px solid {border};background:{background};color:#202124;"
         "padding:8px 12px;margin:4px 0;border-radius:4px;font-family:sans-serif;line-height:1.45"
     )
-    return f'<div style="{style}"><b>{heading_html}</b> {body_html}</div>'
+    gap = "" if heading_html and _wide(heading_html[-1]) else " "  # no space after a Chinese heading's '：'
+    return f'<div style="{style}"><b>{heading_html}</b>{gap}{body_html}</div>'
 
 
 class Shows:
@@ -69,12 +108,15 @@ class Result(Shows):
     """The verdict of `Exercise.check()`: a status, a message, and `correct` (lesson 04)."""
 
     status: str
-    message: str
-    title: str = ""
+    message: Text
+    title: Text = ""
 
     def __post_init__(self) -> None:
         if self.status not in _STATUSES:
             raise ValueError(f"status must be one of {list(_STATUSES)}, got {self.status!r}")
+        # what the learner gets back is plain text in the language of the moment it was judged
+        object.__setattr__(self, "message", text(self.message))
+        object.__setattr__(self, "title", text(self.title))
 
     @property
     def correct(self) -> bool:
@@ -87,81 +129,110 @@ class Result(Shows):
         return self.status != NOT_ATTEMPTED
 
     def __str__(self) -> str:
-        mark, heading, _, _ = _LOOK[self.status]
-        about = f" ({self.title})" if self.title else ""
-        return _wrap(f"{mark} {heading}{about}: {self.message}")
+        mark = _LOOK[self.status][0]
+        return _wrap(f"{mark} {then(self._heading(self.title), self.message)}")
+
+    def _heading(self, title: str) -> str:
+        """'Correct (title):' in the current language; `title` is put in as given."""
+        heading = _LOOK[self.status][1]
+        if not self.title:
+            return _("{heading}:").format(heading=heading)
+        return _("{heading} ({title}):").format(heading=heading, title=title)
 
     def _repr_html_(self) -> str:
-        mark, heading, border, background = _LOOK[self.status]
-        about = f" <span style='font-weight:normal'>({html.escape(self.title)})</span>" if self.title else ""
-        return _box(border, background, f"{mark} {heading}{about}:", _inline_html(self.message))
+        mark, _heading, border, background = _LOOK[self.status]
+        # the title and its brackets, whichever brackets the language writes, in normal weight
+        heading = self._heading("\x00" + html.escape(self.title) + "\x01")
+        heading = re.sub(r"([(（]?)\x00", r"<span style='font-weight:normal'>\1", heading)
+        heading = re.sub(r"\x01([)）]?)", r"\1</span>", heading)
+        return _box(border, background, f"{mark} {heading}", _inline_html(self.message))
 
 
 @dataclass(frozen=True, repr=False)
 class Hint(Shows):
     """Hint number `number` of `total` for one exercise (lesson 04)."""
 
-    title: str
+    title: Text
     number: int
     total: int
-    text: str
+    text: Text
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "title", text(self.title))
+        object.__setattr__(self, "text", text(self.text))
 
     def __str__(self) -> str:
-        return _wrap(f"💡 Hint {self.number} of {self.total} ({self.title}): {self.text}")
+        heading = _("💡 Hint {number} of {total} ({title}):").format(
+            number=self.number, total=self.total, title=self.title
+        )
+        return _wrap(then(heading, self.text))
 
     def _repr_html_(self) -> str:
-        return _box(
-            "#7b1fa2",
-            "#f3e8fd",
-            f"💡 Hint {self.number} of {self.total} ({html.escape(self.title)}):",
-            _inline_html(self.text),
+        heading = _("💡 Hint {number} of {total} ({title}):").format(
+            number=self.number, total=self.total, title=html.escape(self.title)
         )
+        return _box("#7b1fa2", "#f3e8fd", heading, _inline_html(self.text))
 
 
 @dataclass(frozen=True, repr=False)
 class Solution(Shows):
     """A worked solution: the explanation, code that computes it, and the answer itself (lesson 04)."""
 
-    title: str
-    explanation: str
-    code: str
+    title: Text
+    explanation: Text
+    code: Text
     answer: Any
+
+    def __post_init__(self) -> None:
+        for name in ("title", "explanation", "code"):
+            object.__setattr__(self, name, text(getattr(self, name)))
 
     def __str__(self) -> str:
         code = textwrap.indent(self.code.strip(), "    ")
-        return f"{_wrap(f'Solution ({self.title}): {self.explanation}')}\n\n{code}\n\nThe answer: {self.answer!r}"
+        heading = _("Solution ({title}):").format(title=self.title)
+        answer = _("The answer:")
+        return f"{_wrap(then(heading, self.explanation))}\n\n{code}\n\n{then(answer, repr(self.answer))}"
 
     def _repr_html_(self) -> str:
         code = html.escape(self.code.strip())
         body = (
             f"{_inline_html(self.explanation)}"
             f"<pre style='background:#ffffff;padding:6px;margin:6px 0;border-radius:3px'>{code}</pre>"
-            f"The answer: <code>{html.escape(repr(self.answer))}</code>"
+            f"{_('The answer:')} <code>{html.escape(repr(self.answer))}</code>"
         )
-        return _box("#5f6368", "#f1f3f4", f"Solution ({html.escape(self.title)}):", body)
+        return _box("#5f6368", "#f1f3f4", _("Solution ({title}):").format(title=html.escape(self.title)), body)
 
 
 @dataclass(frozen=True, repr=False)
 class Scoreboard(Shows):
     """The latest verdict of each exercise, as a table (lesson 04)."""
 
-    rows: tuple[tuple[str, str, str], ...]  # (id, title, status)
+    rows: tuple[tuple[str, Text, str], ...]  # (id, title, status)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "rows", tuple((i, text(t), s) for i, t, s in self.rows))
+
+    def _done(self) -> str:
+        done = sum(status == CORRECT for _, _, status in self.rows)
+        return _("{done} of {total} correct").format(done=done, total=len(self.rows))
 
     def __str__(self) -> str:
-        done = sum(status == CORRECT for _, _, status in self.rows)
         width = max(len(i) for i, _, _ in self.rows)
-        lines = [f"{_LOOK[s][0]} {i:<{width}}  {s:<14} {t}" for i, t, s in self.rows]
-        return "\n".join([f"{done} of {len(self.rows)} correct", *lines])
+        lines = [f"{_LOOK[s][0]} {i:<{width}}  {_pad(status_label(s), 14)} {t}" for i, t, s in self.rows]
+        return "\n".join([self._done(), *lines])
 
     def _repr_html_(self) -> str:
-        done = sum(status == CORRECT for _, _, status in self.rows)
         cells = []
         for ident, title, status in self.rows:
-            mark, _, border, background = _LOOK[status]
+            mark, _heading, border, background = _LOOK[status]
             cells.append(
                 f"<tr><td style='text-align:left'><code>{html.escape(ident)}</code></td>"
                 f"<td style='text-align:left'>{_inline_html(title)}</td>"
-                f"<td style='text-align:left;background:{background};color:{border}'>{mark} {status}</td></tr>"
+                f"<td style='text-align:left;background:{background};color:{border}'>{mark} "
+                f"{html.escape(status_label(status))}</td></tr>"
             )
-        head = "<tr><th style='text-align:left'>Exercise</th><th style='text-align:left'>About</th><th>Status</th></tr>"
-        return f"<p><b>{done} of {len(self.rows)} correct</b></p><table>{head}{''.join(cells)}</table>"
+        head = (
+            f"<tr><th style='text-align:left'>{_('Exercise')}</th><th style='text-align:left'>{_('About')}</th>"
+            f"<th>{_('Status')}</th></tr>"
+        )
+        return f"<p><b>{html.escape(self._done())}</b></p><table>{head}{''.join(cells)}</table>"

@@ -14,7 +14,18 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from lessonkit._checks import check_number
-from lessonkit.exercises.display import CORRECT, INCORRECT, NOT_ATTEMPTED, UNREADABLE, Hint, Result, Shows, Solution
+from lessonkit.exercises.display import (
+    CORRECT,
+    INCORRECT,
+    NOT_ATTEMPTED,
+    UNREADABLE,
+    Hint,
+    Result,
+    Shows,
+    Solution,
+    Text,
+    then,
+)
 from lessonkit.exercises.reading import (
     Unreadable,
     describe_answer,
@@ -26,17 +37,51 @@ from lessonkit.exercises.reading import (
     read_ratio,
 )
 from lessonkit.gpus import find_gpu
+from lessonkit.i18n import Lazy, _, lazy, text
 from lessonkit.units import BYTE_UNITS, GB, GIB, MIB
 from lessonkit.vram import dtype_bytes, format_bytes, weights_bytes
 
 MB = BYTE_UNITS["MB"]
 
-# Trap messages that exercises of several lessons share.
-MIB_AS_BYTES = (
+# Trap messages that exercises of several lessons share (translated when shown).
+MIB_AS_BYTES = lazy(
     "that divides the MiB figure by 10**9 as if it were bytes. Turn MiB into bytes first: 1 MiB = 2**20 bytes."
 )
-MIB_AS_MB = "that treats a MiB as a MB (10**6 bytes). A MiB is 2**20 = 1,048,576 bytes."
-GPU_OVER_CPU = "that is GPU time ÷ CPU time. Speed-up = CPU time ÷ GPU time."
+MIB_AS_MB = lazy("that treats a MiB as a MB (10**6 bytes). A MiB is 2**20 = 1,048,576 bytes.")
+GPU_OVER_CPU = lazy("that is GPU time ÷ CPU time. Speed-up = CPU time ÷ GPU time.")
+
+_NO_DEFAULT = object()
+
+
+class Shown:
+    """An attribute that holds a str or a Lazy and reads as the str to show now (every exercise's texts).
+
+    Exercises and their targets are built when lessonkit is imported, before an edition's setup cell picks a
+    language, so their texts may be `lazy(...)`; reading the attribute translates it at that moment. It also
+    works as a dataclass field (a descriptor-typed field), as in `Trap.message`.
+    """
+
+    def __init__(self, default: Any = _NO_DEFAULT) -> None:
+        self.default = default
+        self.name = self.slot = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name, self.slot = name, f"_{name}_text"
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:  # the class itself: the dataclass asks for the field's default
+            if self.default is _NO_DEFAULT:
+                raise AttributeError(self.name)
+            return self.default
+        return text(obj.__dict__[self.slot])
+
+    def __set__(self, obj: Any, value: Text) -> None:
+        obj.__dict__[self.slot] = value
+
+
+def asks_for_hint(message: str) -> bool:
+    """True for judge_number's plain miss (it ends by asking for `.hint()`), in any language (lesson 04)."""
+    return "`.hint()`" in message
 
 
 def close(value: float, target: float, rel_tol: float) -> bool:
@@ -50,14 +95,16 @@ class Exercise(Shows):
     Subclasses implement `_judge(answer) -> (status, message)` and `_answer()` (the solution's answer).
     """
 
+    title = Shown()  # a str or a Lazy; reads as the str in the current language
+
     def __init__(
         self,
         id: str,
         *,
-        title: str,
-        hints: tuple[str, ...],
-        explanation: str | Callable[[], str],
-        code: str,
+        title: Text,
+        hints: tuple[Text, ...],
+        explanation: Text | Callable[[], Text],
+        code: Text,
         wrong_answers: tuple[Any, ...] = (),
     ) -> None:
         if not hints:
@@ -65,11 +112,16 @@ class Exercise(Shows):
         self.id = id
         self.lesson = id.split("-", 1)[0]  # the id says which lesson asks it: '04-speedup' is lesson 04's
         self.title = title
-        self.hints = tuple(hints)
+        self._hints = tuple(hints)
         self._explanation = explanation
         self._code = code
         self.wrong_answers = tuple(wrong_answers)  # common wrong answers for the teacher edition
         self.last: Result | None = None
+
+    @property
+    def hints(self) -> tuple[str, ...]:
+        """The hints, gentlest first, in the current language (lesson 04)."""
+        return tuple(text(h) for h in self._hints)
 
     def check(self, answer: Any, *, record: bool = True) -> Result:
         """Judge `answer`: correct, incorrect (naming the likely mistake), not attempted, or unreadable (lesson 04).
@@ -79,14 +131,14 @@ class Exercise(Shows):
         if not_attempted(answer):
             status, message = (
                 NOT_ATTEMPTED,
-                "replace the `...` in `answer = ...` with your answer, run that cell, then this one.",
+                _("replace the `...` in `answer = ...` with your answer, run that cell, then this one."),
             )
         else:
             try:
                 status, message = self._judge(answer)
             except Unreadable as problem:
                 status, message = UNREADABLE, str(problem)
-        result = Result(status, message, self.title)
+        result = Result(status, text(message), self.title)
         if record:
             self.last = result
         return result
@@ -95,12 +147,12 @@ class Exercise(Shows):
         """Hint number `n` (1 = gentlest); asking past the last one shows the last one (lesson 04)."""
         n = check_number("n", n, integer=True, positive=True)
         number = min(n, len(self.hints))
-        return Hint(self.title, number, len(self.hints), self.hints[number - 1])
+        return Hint(self.title, number, len(self._hints), text(self._hints[number - 1]))
 
     def solution(self) -> Solution:
         """The worked solution, with code and the answer that `check()` accepts (lesson 04)."""
         explanation = self._explanation() if callable(self._explanation) else self._explanation
-        return Solution(self.title, explanation, self._code, self._answer())
+        return Solution(self.title, text(explanation), text(self._code), self._answer())
 
     def teacher_notes(self) -> tuple[TeacherNote, ...]:
         """The intended answer, then each common wrong answer with the verdict check() gives it (teacher edition)."""
@@ -119,14 +171,16 @@ class Exercise(Shows):
         """The wrong answers a teacher should know about; subclasses add their traps or wrong options."""
         return self.wrong_answers
 
-    def _judge(self, answer: Any) -> tuple[str, str]:  # pragma: no cover - every subclass overrides it
+    def _judge(self, answer: Any) -> tuple[str, Text]:  # pragma: no cover - every subclass overrides it
         raise NotImplementedError
 
     def _answer(self) -> Any:  # pragma: no cover - every subclass overrides it
         raise NotImplementedError
 
     def __str__(self) -> str:
-        return f"Exercise {self.id!r}: {self.title}. Use .check(answer), .hint() and, when stuck, .solution()."
+        return _("Exercise {id!r}: {title}. Use .check(answer), .hint() and, when stuck, .solution().").format(
+            id=self.id, title=self.title
+        )
 
 
 @dataclass(frozen=True)
@@ -160,7 +214,7 @@ class Trap:
     """An anticipated wrong answer and the specific mistake it points to (lesson 04)."""
 
     value: float
-    message: str
+    message: Text = Shown()  # reads as the str in the current language
     rel_tol: float = 0.01
 
 
@@ -176,9 +230,14 @@ class Target:
     value: float
     rel_tol: float = 0.02
     traps: tuple[Trap, ...] = ()
-    correct: str = "well done."
-    note: str = ""  # added to every verdict, e.g. which GPU the answer was checked against
+    correct: Text = Shown(lazy("well done."))  # these two read as the str in the current language
+    note: Text = Shown("")  # added to every verdict, e.g. which GPU the answer was checked against
     also: tuple[float, ...] = ()
+
+
+def _note_text(note: str) -> str:
+    """A target's note as it follows a verdict: after a space, but straight after Chinese (lesson 04)."""
+    return then("-", note)[1:] if note else ""
 
 
 CLOSE_BUT_ROUNDED = 0.05  # a miss within 5% is a rounding or a round figure, not a wrong method
@@ -204,7 +263,7 @@ def judge_number(
     `slips` are generic unit mistakes (see `_unit_slips`); `rounded_ok` also accepts a target or trap
     rounded to 2 significant digits (or a whole number), as speed-ups are usually quoted ("about 9×").
     """
-    note = f" {target.note}" if target.note else ""
+    note = _note_text(target.note)
     rights = (target.value, *target.also)
     candidates = _candidates(target, slips)
     for right in rights:
@@ -217,13 +276,13 @@ def judge_number(
         nearest = min(hits, key=lambda c: _distance(value, c.value))  # the first on a tie: the more specific
         return INCORRECT, f"{nearest.message}{note}"
     if _distance(value, target.value) < CLOSE_BUT_ROUNDED:
-        return INCORRECT, (
-            f"{shown} is close, but not close enough to count. Work from the exact figures (the bytes or MiB, "
-            "not a rounded or datasheet figure such as '16 GB') and keep at least three significant digits."
-            f"{note}"
-        )
-    direction = "too high" if value > target.value else "too low"
-    return INCORRECT, f"{shown} is {direction}. Ask for a hint with `.hint()`.{note}"
+        return INCORRECT, _(
+            "{shown} is close, but not close enough to count. Work from the exact figures (the bytes or MiB, "
+            "not a rounded or datasheet figure such as '16 GB') and keep at least three significant digits.{note}"
+        ).format(shown=shown, note=note)
+    if value > target.value:
+        return INCORRECT, _("{shown} is too high. Ask for a hint with `.hint()`.{note}").format(shown=shown, note=note)
+    return INCORRECT, _("{shown} is too low. Ask for a hint with `.hint()`.{note}").format(shown=shown, note=note)
 
 
 def _candidates(target: Target, slips: tuple[Trap, ...]) -> tuple[Trap, ...]:
@@ -257,23 +316,36 @@ _GB_GIB = GIB / GB  # 1.0737: a GiB is 7.4% bigger than a GB
 _MIB_MB = MIB / MB  # 1.0486: a MiB is 4.9% bigger than a MB
 
 
-def _gap_message(factor: float, asked: str) -> str:
+def _gap_message(factor: float, asked: str) -> Lazy:
     """The message for an answer `factor` times the right one, where factor is the GB/GiB gap or its inverse."""
     high = factor > 1
     pct = f"{(_GB_GIB - 1) * 100:.1f}%"
     if asked == "GB" and not high:
-        return f"that looks like GiB (2**30 bytes), but the question asks for GB (10**9 bytes): a GiB is {pct} more."
-    if asked == "GiB" and high:
-        return f"that looks like GB (10**9 bytes), but the question asks for GiB (2**30 bytes): a GiB is {pct} more."
-    if asked == "billion" and not high:
-        return (
-            f"that is {pct} low, the gap between a GiB (2**30 bytes) and a GB (10**9 bytes): you divided by 2**30, "
-            "or read a figure in GiB (or MiB ÷ 1024) as GB. Start from the bytes; a billion is 10**9."
+        return lazy(
+            "that looks like GiB (2**30 bytes), but the question asks for GB (10**9 bytes): a GiB is {pct} more.",
+            pct=pct,
         )
-    direction = "high" if high else "low"
-    return (
-        f"that is {pct} too {direction}: exactly the gap between a GiB (2**30 bytes) and a GB (10**9 bytes). "
-        "Somewhere a GB was taken for a GiB, or the other way round: start from the bytes."
+    if asked == "GiB" and high:
+        return lazy(
+            "that looks like GB (10**9 bytes), but the question asks for GiB (2**30 bytes): a GiB is {pct} more.",
+            pct=pct,
+        )
+    if asked == "billion" and not high:
+        return lazy(
+            "that is {pct} low, the gap between a GiB (2**30 bytes) and a GB (10**9 bytes): you divided by 2**30, "
+            "or read a figure in GiB (or MiB ÷ 1024) as GB. Start from the bytes; a billion is 10**9.",
+            pct=pct,
+        )
+    if high:
+        return lazy(
+            "that is {pct} too high: exactly the gap between a GiB (2**30 bytes) and a GB (10**9 bytes). "
+            "Somewhere a GB was taken for a GiB, or the other way round: start from the bytes.",
+            pct=pct,
+        )
+    return lazy(
+        "that is {pct} too low: exactly the gap between a GiB (2**30 bytes) and a GB (10**9 bytes). "
+        "Somewhere a GB was taken for a GiB, or the other way round: start from the bytes.",
+        pct=pct,
     )
 
 
@@ -289,19 +361,30 @@ def _unit_slips(right: float, unit: str) -> tuple[Trap, ...]:
     memory = unit in BYTE_UNITS
     if memory and BYTE_UNITS[unit] > 1:
         slips.append(
-            Trap(right * BYTE_UNITS[unit], f"that looks like bytes, not {unit}: divide the bytes by {_POWER[unit]}.")
+            Trap(
+                right * BYTE_UNITS[unit],
+                lazy("that looks like bytes, not {unit}: divide the bytes by {power}.", unit=unit, power=_POWER[unit]),
+            )
         )
     for name, factor in (("10**9", 1e9), ("2**30", 2**30)):
         if unit != "billion":  # a raw count of parameters is read as billions, so that one never arrives
             why = (
-                f"it looks like bytes, where the question asks for {unit}"
+                lazy("it looks like bytes, where the question asks for {unit}", unit=unit)
                 if memory
-                else (f"a factor of {name} slipped in, as when bytes are given where GB are meant")
+                else lazy("a factor of {name} slipped in, as when bytes are given where GB are meant", name=name)
             )
-            slips.append(Trap(right * factor, f"that is about {name} times too big: {why}. Divide by {name}."))
+            slips.append(
+                Trap(
+                    right * factor,
+                    lazy("that is about {name} times too big: {why}. Divide by {name}.", name=name, why=why),
+                )
+            )
         slips.append(
             Trap(
-                right / factor, f"that is about {name} times too small: something was divided by {name} once too often."
+                right / factor,
+                lazy(
+                    "that is about {name} times too small: something was divided by {name} once too often.", name=name
+                ),
             )
         )
     if not memory and unit != "billion":
@@ -311,34 +394,48 @@ def _unit_slips(right: float, unit: str) -> tuple[Trap, ...]:
         Trap(right * _GB_GIB, _gap_message(_GB_GIB, unit), 0.005),
         Trap(
             right / _MIB_MB,
-            f"that is {(1 - 1 / _MIB_MB) * 100:.1f}% too low: the gap between a MiB (2**20 bytes) and a MB "
-            "(10**6 bytes). A MiB was taken for a MB somewhere: 1 MiB = 2**20 = 1,048,576 bytes.",
+            lazy(
+                "that is {pct:.1f}% too low: the gap between a MiB (2**20 bytes) and a MB "
+                "(10**6 bytes). A MiB was taken for a MB somewhere: 1 MiB = 2**20 = 1,048,576 bytes.",
+                pct=(1 - 1 / _MIB_MB) * 100,
+            ),
             0.005,
         ),
         Trap(
             right * _MIB_MB,
-            f"that is {(_MIB_MB - 1) * 100:.1f}% too high: the gap between a MiB (2**20 bytes) and a MB "
-            "(10**6 bytes). Somewhere a MB was taken for a MiB, or the other way round.",
+            lazy(
+                "that is {pct:.1f}% too high: the gap between a MiB (2**20 bytes) and a MB "
+                "(10**6 bytes). Somewhere a MB was taken for a MiB, or the other way round.",
+                pct=(_MIB_MB - 1) * 100,
+            ),
             0.005,
         ),
         Trap(
             right * 1.024,
-            "that is 2.4% too high: the factor 1024 ÷ 1000. One step divided by 1000 where 1024 belongs "
-            "(1 GiB = 1024 MiB), or multiplied by 1024 where 1000 belongs (1 GB = 1000 MB).",
+            lazy(
+                "that is 2.4% too high: the factor 1024 ÷ 1000. One step divided by 1000 where 1024 belongs "
+                "(1 GiB = 1024 MiB), or multiplied by 1024 where 1000 belongs (1 GB = 1000 MB)."
+            ),
             0.005,
         ),
         Trap(
             right / 1.024,
-            "that is 2.3% too low: the factor 1000 ÷ 1024. One step divided by 1024 where 1000 belongs "
-            "(1 GB = 1000 MB), or by 1000 where 1024 belongs.",
+            lazy(
+                "that is 2.3% too low: the factor 1000 ÷ 1024. One step divided by 1024 where 1000 belongs "
+                "(1 GB = 1000 MB), or by 1000 where 1024 belongs."
+            ),
             0.005,
         ),
-        Trap(right * 1000, "that is 1000 times too big: one unit step too small (MB for GB, millions for billions)."),
         Trap(
-            right / 1000, "that is 1000 times too small: one unit step too big (TB for GB, or ÷ 1000 once too often)."
+            right * 1000,
+            lazy("that is 1000 times too big: one unit step too small (MB for GB, millions for billions)."),
         ),
-        Trap(right * 1024, "that is 1024 times too big: MiB where GiB belongs, or KiB where MiB belongs."),
-        Trap(right / 1024, "that is 1024 times too small: one ÷ 1024 too many (1 GiB = 1024 MiB)."),
+        Trap(
+            right / 1000,
+            lazy("that is 1000 times too small: one unit step too big (TB for GB, or ÷ 1000 once too often)."),
+        ),
+        Trap(right * 1024, lazy("that is 1024 times too big: MiB where GiB belongs, or KiB where MiB belongs.")),
+        Trap(right / 1024, lazy("that is 1024 times too small: one ÷ 1024 too many (1 GiB = 1024 MiB).")),
     ]
     return tuple(slips)
 
@@ -367,9 +464,13 @@ class NumberExercise(Exercise):
             if given is not None and given != self.unit:
                 raise _WrongUnit(value, given, self.unit)
             return value, ""
-        value, words = read_number(answer, "a number")
+        value, words = read_number(answer, _("a number"))
         if words:
-            raise Unreadable(f"I could read the number {value:g}, but not {words!r}: give just the number.")
+            raise Unreadable(
+                _("I could read the number {value:g}, but not {words!r}: give just the number.").format(
+                    value=value, words=words
+                )
+            )
         return value, ""
 
     def _slips(self, target: Target) -> tuple[Trap, ...]:
@@ -388,19 +489,22 @@ class NumberExercise(Exercise):
         except _WrongUnit as wrong:
             return INCORRECT, self._wrong_unit(wrong)
         if value < 0:
-            return INCORRECT, f"{value:g} is negative, and this quantity cannot be."
+            return INCORRECT, _("{value:g} is negative, and this quantity cannot be.").format(value=value)
         status, message = self._verdict(value)
-        return status, message + note
+        return status, text(message) + note
 
     def _wrong_unit(self, wrong: _WrongUnit) -> str:
         """Explain the unit; and when the amount, converted, is a known mistake, name that mistake too."""
         converted = wrong.value * BYTE_UNITS[wrong.given] / BYTE_UNITS[wrong.asked]
         status, message = self._verdict(converted)
+        message = text(message)
         if status == CORRECT:
-            return f"{wrong} The amount is right, only the unit is not."
-        if "Ask for a hint" in message:  # a plain miss: the unit is the thing to fix first
+            return _("{wrong} The amount is right, only the unit is not.").format(wrong=wrong)
+        if asks_for_hint(message):  # a plain miss: the unit is the thing to fix first
             return str(wrong)
-        return f"{wrong} Converted, it is {converted:.4g} {wrong.asked}, which is still not right: {message}"
+        return _("{wrong} Converted, it is {converted:.4g} {asked}, which is still not right: {message}").format(
+            wrong=wrong, converted=converted, asked=wrong.asked, message=message
+        )
 
     def _common_mistakes(self) -> tuple[Any, ...]:
         target = self.target()
@@ -415,8 +519,10 @@ class _WrongUnit(Exception):
         self.value, self.given, self.asked = value, given, asked
         factor = BYTE_UNITS[given] / BYTE_UNITS[asked]
         super().__init__(
-            f"you answered in {given}, but the question asks for {asked}. They are different units: "
-            f"1 {given} = {factor:.6g} {asked}. Convert {value:g} {given} to {asked} and try again."
+            _(
+                "you answered in {given}, but the question asks for {asked}. They are different units: "
+                "1 {given} = {factor:.6g} {asked}. Convert {value:g} {given} to {asked} and try again."
+            ).format(given=given, asked=asked, factor=factor, value=value)
         )
 
 
@@ -426,36 +532,48 @@ class ChoiceExercise(Exercise):
     Its solution's code is `answer = "<the right letter>"` unless `code` says otherwise.
     """
 
+    correct_message = Shown()  # a str or a Lazy; reads as the str in the current language
+
     def __init__(
         self,
         id: str,
         *,
-        options: Mapping[str, str],
+        options: Mapping[str, Text],
         answer: str,
-        correct: str,
-        feedback: Mapping[str, str],
+        correct: Text,
+        feedback: Mapping[str, Text],
         **kwargs: Any,
     ) -> None:
         kwargs.setdefault("code", f'answer = "{answer}"')
         super().__init__(id, **kwargs)
         if answer not in options or set(feedback) != set(options) - {answer}:
             raise ValueError(f"exercise {id!r}: feedback must cover every option except the answer {answer!r}")
-        self.options = dict(options)
+        self._options = dict(options)
         self.right = answer
         self.correct_message = correct
-        self.feedback = dict(feedback)
+        self._feedback = dict(feedback)
+
+    @property
+    def options(self) -> dict[str, str]:
+        """Letter -> option, in the current language (lesson 04)."""
+        return {letter: text(option) for letter, option in self._options.items()}
+
+    @property
+    def feedback(self) -> dict[str, str]:
+        """Wrong letter -> what it gets wrong, in the current language (lesson 04)."""
+        return {letter: text(message) for letter, message in self._feedback.items()}
 
     def _judge(self, answer: Any) -> tuple[str, str]:
-        letter = read_choice(answer, "".join(self.options))
+        letter = read_choice(answer, "".join(self._options))
         if letter == self.right:
             return CORRECT, self.correct_message
-        return INCORRECT, f"{letter}) {self.feedback[letter]}"
+        return INCORRECT, f"{letter}) {text(self._feedback[letter])}"
 
     def _answer(self) -> str:
         return self.right
 
     def _common_mistakes(self) -> tuple[Any, ...]:
-        return (*(letter for letter in self.options if letter != self.right), *self.wrong_answers)
+        return (*(letter for letter in self._options if letter != self.right), *self.wrong_answers)
 
     def __str__(self) -> str:
         lines = [super().__str__()] + [f"  {letter}) {text}" for letter, text in self.options.items()]
@@ -472,10 +590,10 @@ class VersionExercise(NumberExercise):
         if isinstance(answer, str):
             answer = re.sub(r"(?i)^\s*cuda(\s*version)?\s*:?\s*", "", answer)
             if re.fullmatch(r"\s*\d+\.\d+\.\d+\s*", answer):
-                return INCORRECT, (
-                    f"{answer.strip()} has three parts, like the driver version: that is the driver's own "
+                return INCORRECT, _(
+                    "{answer} has three parts, like the driver version: that is the driver's own "
                     "version number. The CUDA version is on the same line, further right."
-                )
+                ).format(answer=answer.strip())
         return super()._judge(answer)
 
     def _slips(self, target: Target) -> tuple[Trap, ...]:
@@ -485,8 +603,11 @@ class VersionExercise(NumberExercise):
         return (
             Trap(
                 major,
-                f"{major:g} is only the major version. A version has two parts, major.minor: give both, exactly "
-                "as printed.",
+                lazy(
+                    "{major:g} is only the major version. A version has two parts, major.minor: give both, exactly "
+                    "as printed.",
+                    major=major,
+                ),
                 0,
             ),
         )
@@ -494,15 +615,15 @@ class VersionExercise(NumberExercise):
     def _verdict(self, value: float) -> tuple[str, str]:
         """A version is right only exactly: 12.21 is not 12.2."""
         target = replace(self.target(), rel_tol=1e-12)
-        note = f" {target.note}" if target.note else ""
+        note = _note_text(target.note)
         if value == float(math.floor(target.value)) or value == target.value:
             return judge_number(value, target, shown=f"{value:g}", slips=self._slips(target))
         traps = [t for t in target.traps if close(value, t.value, t.rel_tol)]
         if not traps and math.floor(value) == math.floor(target.value):
-            return INCORRECT, (
-                f"{value:g} has the right major version ({math.floor(value)}) but not the right minor one: read "
-                f"the digits after the dot exactly as they are printed.{note}"
-            )
+            return INCORRECT, _(
+                "{value:g} has the right major version ({major}) but not the right minor one: read "
+                "the digits after the dot exactly as they are printed.{note}"
+            ).format(value=value, major=math.floor(value), note=note)
         return judge_number(value, target, shown=f"{value:g}", slips=self._slips(target))
 
 
@@ -519,47 +640,69 @@ class WeightsExercise(Exercise):
 
     def _traps(self, dtype: str, right: float) -> tuple[Trap, ...]:
         gb_per_byte = self.n_params / GB  # GB for 1 byte per parameter
-        traps = [Trap(right * GB / GIB, "that is in GiB (2**30 bytes); the question asks for GB (10**9 bytes).")]
+        traps = [Trap(right * GB / GIB, lazy("that is in GiB (2**30 bytes); the question asks for GB (10**9 bytes)."))]
         for nbytes in (4, 2, 1, 0.5):
             if nbytes == dtype_bytes(dtype):
                 continue
             if nbytes == 4 and dtype == "int4":
-                message = "4 bits is half a byte, not 4 bytes: int4 takes 0.5 bytes per parameter."
+                message = lazy("4 bits is half a byte, not 4 bytes: int4 takes 0.5 bytes per parameter.")
+            elif nbytes == 1:
+                message = lazy(
+                    "that uses {nbytes:g} byte per parameter; {dtype} takes {takes:g}.",
+                    nbytes=nbytes,
+                    dtype=dtype,
+                    takes=dtype_bytes(dtype),
+                )
             else:
-                plural = "byte" if nbytes == 1 else "bytes"
-                message = f"that uses {nbytes:g} {plural} per parameter; {dtype} takes {dtype_bytes(dtype):g}."
+                message = lazy(
+                    "that uses {nbytes:g} bytes per parameter; {dtype} takes {takes:g}.",
+                    nbytes=nbytes,
+                    dtype=dtype,
+                    takes=dtype_bytes(dtype),
+                )
             traps.append(Trap(nbytes * gb_per_byte, message))
         return tuple(traps)
 
     def _judge(self, answer: Any) -> tuple[str, str]:
         example = "{" + ", ".join(f'"{d}": ...' for d in self.dtypes) + "}"
         if not isinstance(answer, dict):
-            raise Unreadable(f"I expected a dict of GB per dtype, like {example}, got {describe_answer(answer)}.")
+            raise Unreadable(
+                _("I expected a dict of GB per dtype, like {example}, got {got}.").format(
+                    example=example, got=describe_answer(answer)
+                )
+            )
         given = {str(k).strip().lower(): v for k, v in answer.items()}
         if set(given) != set(self.dtypes):
-            raise Unreadable(f"I expected exactly the keys {list(self.dtypes)}, like {example}, got {list(answer)}.")
+            raise Unreadable(
+                _("I expected exactly the keys {keys}, like {example}, got {got}.").format(
+                    keys=list(self.dtypes), example=example, got=list(answer)
+                )
+            )
         if all(not_attempted(v) for v in given.values()):
-            return NOT_ATTEMPTED, "replace each `...` with a number of GB, then run this cell again."
+            return NOT_ATTEMPTED, _("replace each `...` with a number of GB, then run this cell again.")
         lines, right_count = [], 0
         for dtype, right in self._expected().items():
             value = given[dtype]
             if not_attempted(value):
-                lines.append(f"{dtype}: not answered yet.")
+                lines.append(_("{dtype}: not answered yet.").format(dtype=dtype))
                 continue
             try:
                 number, unit = read_memory(value, "GB")
             except Unreadable as problem:
-                lines.append(f"{dtype}: {problem}")
+                lines.append(_("{dtype}: {message}").format(dtype=dtype, message=problem))
                 continue
             if unit is not None and unit != "GB":
-                lines.append(f"{dtype}: you wrote {unit}; answer in GB (10**9 bytes).")
+                lines.append(_("{dtype}: you wrote {unit}; answer in GB (10**9 bytes).").format(dtype=dtype, unit=unit))
                 continue
-            target = Target(right, rel_tol=0.02, traps=self._traps(dtype, right), correct="right.")
+            target = Target(right, rel_tol=0.02, traps=self._traps(dtype, right), correct=lazy("right."))
             status, message = judge_number(number, target, shown=f"{number:g} GB", slips=_unit_slips(right, "GB"))
             right_count += status == CORRECT
-            lines.append(f"{dtype}: {message}")
+            lines.append(_("{dtype}: {message}").format(dtype=dtype, message=message))
         status = CORRECT if right_count == len(self.dtypes) else INCORRECT
-        head = "all three are right." if status == CORRECT else f"{right_count} of {len(self.dtypes)} right."
+        if status == CORRECT:
+            head = _("all three are right.")
+        else:
+            head = _("{right} of {total} right.").format(right=right_count, total=len(self.dtypes))
         return status, head + "\n" + "\n".join(lines)
 
     def _answer(self) -> dict[str, float]:
@@ -593,35 +736,55 @@ class GpuSetExercise(Exercise):
     def _resolve(self, name: Any) -> str:
         allowed = ", ".join(repr(g.key) for g in self.options)
         if not isinstance(name, str) or not _squash(name):
-            raise Unreadable(f"I expected GPU names such as {allowed}, got {describe_answer(name)}.")
+            raise Unreadable(
+                _("I expected GPU names such as {allowed}, got {got}.").format(
+                    allowed=allowed, got=describe_answer(name)
+                )
+            )
         wanted = _squash(name)
         hits = {g.key for g in self.options for n in (g.key, g.name, *g.torch_names) if wanted in _squash(n)}
-        if len(hits) != 1:
-            problem = "matches none" if not hits else "matches more than one"
-            raise Unreadable(f"{name!r} {problem} of the GPUs in the question: use their keys, {allowed}.")
+        if not hits:
+            raise Unreadable(
+                _("{name!r} matches none of the GPUs in the question: use their keys, {allowed}.").format(
+                    name=name, allowed=allowed
+                )
+            )
+        if len(hits) > 1:
+            raise Unreadable(
+                _("{name!r} matches more than one of the GPUs in the question: use their keys, {allowed}.").format(
+                    name=name, allowed=allowed
+                )
+            )
         return hits.pop()
 
     def _judge(self, answer: Any) -> tuple[str, str]:
         if isinstance(answer, str):
             answer = [part for part in answer.split(",") if part.strip()]
         if not isinstance(answer, (list, tuple, set, frozenset)):
-            raise Unreadable(f"I expected a list of GPU keys such as ['T4', 'L4'], got {describe_answer(answer)}.")
+            raise Unreadable(
+                _("I expected a list of GPU keys such as ['T4', 'L4'], got {got}.").format(got=describe_answer(answer))
+            )
         chosen = {self._resolve(name) for name in answer}
         fits = {g.key for g in self.options if g.usable_bytes >= self.need_bytes}
         if not chosen:
-            return INCORRECT, "you chose none, but at least one of these GPUs has room."
+            return INCORRECT, _("you chose none, but at least one of these GPUs has room.")
         need = format_bytes(self.need_bytes, "GB")
         lines = [
-            f"{g.key} cannot: {g.memory_mib_smi} MiB is {format_bytes(g.usable_bytes, 'GB')}, "
-            f"less than the {need} needed."
+            _("{gpu} cannot: {mib} MiB is {gb}, less than the {need} needed.").format(
+                gpu=g.key, mib=g.memory_mib_smi, gb=format_bytes(g.usable_bytes, "GB"), need=need
+            )
             for g in self.options
             if g.key in chosen - fits
         ]
         missing = len(fits - chosen)
-        if missing:
-            lines.append(f"You left out {missing} GPU{'s' if missing > 1 else ''} that can hold it.")
+        if missing == 1:
+            lines.append(_("You left out {missing} GPU that can hold it.").format(missing=missing))
+        elif missing:
+            lines.append(_("You left out {missing} GPUs that can hold it.").format(missing=missing))
         if not lines:
-            return CORRECT, f"exactly these have at least {need}: " + ", ".join(sorted(fits)) + "."
+            return CORRECT, _("exactly these have at least {need}: {gpus}.").format(
+                need=need, gpus=", ".join(sorted(fits))
+            )
         return INCORRECT, "\n".join(lines)
 
     def _answer(self) -> list[str]:

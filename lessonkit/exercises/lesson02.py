@@ -9,6 +9,7 @@ from lessonkit.exercises.display import INCORRECT
 from lessonkit.exercises.kinds import ChoiceExercise, Exercise, NumberExercise, Target, Trap
 from lessonkit.exercises.machine import recorded_run
 from lessonkit.gpus import find_gpu
+from lessonkit.i18n import _, lazy
 from lessonkit.timing import matmul_flops, tflops
 
 N = recorded_run()["n"]  # the matrix size of the recorded Colab T4 run that lesson 02 repeats
@@ -25,7 +26,9 @@ class RateExercise(NumberExercise):
         if isinstance(answer, str):
             written = re.fullmatch(r"\s*(\S+)\s*([gt])flop/?s\s*", answer, re.IGNORECASE)
             if written and written.group(2).lower() == "g":
-                return INCORRECT, "you answered in GFLOP/s; the question asks for TFLOP/s (1 TFLOP/s = 1000 GFLOP/s)."
+                return INCORRECT, _(
+                    "you answered in GFLOP/s; the question asks for TFLOP/s (1 TFLOP/s = 1000 GFLOP/s)."
+                )
             if written:
                 answer = written.group(1)
         return super()._judge(answer)
@@ -39,13 +42,32 @@ def _rate_target() -> Target:
     return Target(
         right,
         rel_tol=0.02,
-        correct=f"2 × {N}³ = {flops:,} FLOP in {seconds:g} s = {right:g} TFLOP/s. That is {100 * right / peak:.0f}% "
-        f"of the T4's {peak:g} TFLOP/s FP32 peak (datasheet): below the peak, so the timing is plausible.",
+        correct=lazy(
+            "2 × {n}³ = {flops:,} FLOP in {seconds:g} s = {right:g} TFLOP/s. That is {percent:.0f}% of "
+            "the T4's {peak:g} TFLOP/s FP32 peak (datasheet): below the peak, so the timing is "
+            "plausible.",
+            n=N,
+            flops=flops,
+            seconds=seconds,
+            right=right,
+            percent=100 * right / peak,
+            peak=peak,
+        ),
         traps=(
-            Trap(right / 2, "that counts n³ operations. Each step is a multiply and an add, 2 FLOP: a matmul is 2·n³."),
-            Trap(right * 1000, "that is in GFLOP/s (10**9 FLOP/s). 1 TFLOP/s = 10**12 FLOP/s = 1000 GFLOP/s."),
-            Trap(right * 1e12, "that is in FLOP/s. Divide by 10**12 for TFLOP/s."),
-            Trap(right / 1000, f"that uses {RATE_MEDIAN_MS} seconds. {RATE_MEDIAN_MS} ms is {seconds:g} s."),
+            Trap(
+                right / 2,
+                lazy("that counts n³ operations. Each step is a multiply and an add, 2 FLOP: a matmul is 2·n³."),
+            ),
+            Trap(right * 1000, lazy("that is in GFLOP/s (10**9 FLOP/s). 1 TFLOP/s = 10**12 FLOP/s = 1000 GFLOP/s.")),
+            Trap(right * 1e12, lazy("that is in FLOP/s. Divide by 10**12 for TFLOP/s.")),
+            Trap(
+                right / 1000,
+                lazy(
+                    "that uses {ms} seconds. {ms} ms is {seconds:g} s.",
+                    ms=RATE_MEDIAN_MS,
+                    seconds=seconds,
+                ),
+            ),
         ),
     )
 
@@ -53,60 +75,88 @@ def _rate_target() -> Target:
 EXERCISES: list[Exercise] = [
     ChoiceExercise(
         "02-no-sync-time",
-        title="0.0001 s without synchronize",
+        title=lazy("0.0001 s without synchronize"),
         options={
-            "A": "The matmul itself: a GPU really is that fast.",
-            "B": "Only the kernel launch: Python got control back while the GPU was still working.",
-            "C": "The time to copy the matrices to the GPU.",
-            "D": "The cold start of the first GPU call.",
+            "A": lazy("The matmul itself: a GPU really is that fast."),
+            "B": lazy("Only the kernel launch: Python got control back while the GPU was still working."),
+            "C": lazy("The time to copy the matrices to the GPU."),
+            "D": lazy("The cold start of the first GPU call."),
         },
         answer="B",
-        correct="GPU work is asynchronous: the clock stopped before the multiplication finished. Synchronize "
-        "before starting and before stopping the clock, or use `benchmark()`.",
+        correct=lazy(
+            "GPU work is asynchronous: the clock stopped before the multiplication finished. Synchronize "
+            "before starting and before stopping the clock, or use `benchmark()`.",
+        ),
         feedback={
-            "A": f"turn it into a rate: a {N} × {N} matmul is {matmul_flops(N) / 1e9:.0f} GFLOP, so 0.0001 s "
-            f"would be {matmul_flops(N) / 1e-4 / 1e12:,.0f} TFLOP/s, hundreds of times a T4's peak.",
-            "C": "the copies happen in `.to(device)`, before the clock starts in the lesson's code.",
-            "D": "a cold first call is slower than a warm one, not faster.",
+            "A": lazy(
+                "turn it into a rate: a {n} × {n} matmul is {gflop:.0f} GFLOP, so 0.0001 s would be "
+                "{tflops:,.0f} TFLOP/s, hundreds of times a T4's peak.",
+                n=N,
+                gflop=matmul_flops(N) / 1e9,
+                tflops=matmul_flops(N) / 1e-4 / 1e12,
+            ),
+            "C": lazy("the copies happen in `.to(device)`, before the clock starts in the lesson's code."),
+            "D": lazy("a cold first call is slower than a warm one, not faster."),
         },
         hints=(
-            "Does Python wait for the GPU to finish `a @ b`?",
-            "Compute the TFLOP/s that 0.0001 s would mean, and compare with the datasheet.",
+            lazy("Does Python wait for the GPU to finish `a @ b`?"),
+            lazy("Compute the TFLOP/s that 0.0001 s would mean, and compare with the datasheet."),
         ),
-        explanation="Without synchronize(), the clock measures the kernel launch, not the work.",
+        explanation=lazy("Without synchronize(), the clock measures the kernel launch, not the work."),
     ),
     ChoiceExercise(
         "02-which-number",
-        title="which GPU time to report",
+        title=lazy("which GPU time to report"),
         options={
-            "A": "The first run: it is what you measured first.",
-            "B": "The second run on its own.",
-            "C": "The median of several warm runs, with its IQR, and the first call separately if start-up matters.",
-            "D": "The mean of the two runs.",
+            "A": lazy("The first run: it is what you measured first."),
+            "B": lazy("The second run on its own."),
+            "C": lazy(
+                "The median of several warm runs, with its IQR, and the first call separately if start-up matters."
+            ),
+            "D": lazy("The mean of the two runs."),
         },
         answer="C",
-        correct="the first run paid one-time start-up costs; several warm runs show the steady state, and "
-        "the median with its IQR says how far to trust it. `benchmark()` gives `.median`, `.iqr` and `.first_call`.",
+        correct=lazy(
+            "the first run paid one-time start-up costs; several warm runs show the steady state, and "
+            "the median with its IQR says how far to trust it. "
+            "`benchmark()` gives `.median`, `.iqr` and `.first_call`.",
+        ),
         feedback={
-            "A": "the first run includes one-time start-up costs (CUDA context, loading kernels, cuBLAS set-up).",
-            "B": "one warm run is better than a cold one, but any single run is one sample from a spread.",
-            "D": "the mean mixes a cold run with a warm one, and one slow run drags it up.",
+            "A": lazy("the first run includes one-time start-up costs (CUDA context, loading kernels, cuBLAS set-up)."),
+            "B": lazy("one warm run is better than a cold one, but any single run is one sample from a spread."),
+            "D": lazy("the mean mixes a cold run with a warm one, and one slow run drags it up."),
         },
-        hints=("Why was the first run slower?", "Lesson 02, Step 8 lists the rules for honest benchmarks."),
-        explanation="Warm up, repeat, and report the median with its spread; report the cold first call separately.",
+        hints=(lazy("Why was the first run slower?"), lazy("Lesson 02, Step 8 lists the rules for honest benchmarks.")),
+        explanation=lazy(
+            "Warm up, repeat, and report the median with its spread; report the cold first call separately."
+        ),
     ),
     RateExercise(
         "02-rate",
-        title="TFLOP/s from a median",
+        title=lazy("TFLOP/s from a median"),
         target=_rate_target,
         hints=(
-            f"First count the work: how many FLOP is one {N} × {N} matmul? Then divide by the time in seconds.",
-            f"2 × {N}³ FLOP ÷ {RATE_MEDIAN_MS / 1000:g} s gives FLOP per second; divide by 10**12 for TFLOP/s.",
-            f"In code: `tflops(matmul_flops({N}), {RATE_MEDIAN_MS / 1000:g})`.",
+            lazy(
+                "First count the work: how many FLOP is one {n} × {n} matmul? Then divide by the time in seconds.",
+                n=N,
+            ),
+            lazy(
+                "2 × {n}³ FLOP ÷ {seconds:g} s gives FLOP per second; divide by 10**12 for TFLOP/s.",
+                n=N,
+                seconds=RATE_MEDIAN_MS / 1000,
+            ),
+            lazy(
+                "In code: `tflops(matmul_flops({n}), {seconds:g})`.",
+                n=N,
+                seconds=RATE_MEDIAN_MS / 1000,
+            ),
         ),
-        explanation=lambda: (
-            f"2 × {N}³ = {matmul_flops(N):,} FLOP; ÷ {RATE_MEDIAN_MS / 1000:g} s ÷ 10**12 = "
-            f"{_rate_target().value:g} TFLOP/s."
+        explanation=lambda: lazy(
+            "2 × {n}³ = {flops:,} FLOP; ÷ {seconds:g} s ÷ 10**12 = {rate:g} TFLOP/s.",
+            n=N,
+            flops=matmul_flops(N),
+            seconds=RATE_MEDIAN_MS / 1000,
+            rate=_rate_target().value,
         ),
         code="from lessonkit.timing import matmul_flops, tflops\n\n"
         f"answer = tflops(matmul_flops({N}), {RATE_MEDIAN_MS / 1000:g})   # {_rate_target().value:g}",

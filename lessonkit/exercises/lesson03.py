@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from lessonkit.exercises.kinds import MIB_AS_MB, ChoiceExercise, Exercise, NumberExercise, Target, Trap
 from lessonkit.gpus import find_gpu
+from lessonkit.i18n import lazy
 from lessonkit.models import find_model
 from lessonkit.reference import colab_t4_cuda_total_memory
 from lessonkit.units import GB, GIB, MIB
@@ -21,17 +22,30 @@ def _rtx4090_target() -> Target:
     return Target(
         right,
         rel_tol=0.02,
-        correct=f"{mib} MiB = {memory:,} bytes; ÷ 2 bytes per fp16 parameter = {right:.1f} billion parameters.",
+        correct=lazy(
+            "{mib} MiB = {memory:,} bytes; ÷ 2 bytes per fp16 parameter = {right:.1f} billion parameters.",
+            mib=mib,
+            memory=memory,
+            right=right,
+        ),
         traps=(
             Trap(
                 sold / 2,
-                f"{sold / 2:g} is a whole number. If you rounded your result down, give one decimal instead. If you "
-                f"started from the box's '{sold:g} GB' or from {mib / 1024:.2f} GiB, start from the bytes: a billion "
-                "fp16 parameters need 2 × 10**9 bytes, and a GiB is 2**30 bytes.",
+                lazy(
+                    "{half:g} is a whole number. If you rounded your result down, give one decimal instead. If "
+                    "you started from the box's '{sold:g} GB' or from {gib:.2f} GiB, start from the bytes: a "
+                    "billion fp16 parameters need 2 × 10**9 bytes, and a GiB is 2**30 bytes.",
+                    half=sold / 2,
+                    sold=sold,
+                    gib=mib / 1024,
+                ),
             ),
             Trap(mib * 1e6 / 2 / 1e9, MIB_AS_MB),
-            Trap(right / 2, "that uses 4 bytes per parameter, which is fp32. fp16 takes 2 bytes."),
-            Trap(right * 2, "that is the memory in GB, not a number of parameters: divide by 2 bytes per parameter."),
+            Trap(right / 2, lazy("that uses 4 bytes per parameter, which is fp32. fp16 takes 2 bytes.")),
+            Trap(
+                right * 2,
+                lazy("that is the memory in GB, not a number of parameters: divide by 2 bytes per parameter."),
+            ),
         ),
     )
 
@@ -47,22 +61,31 @@ def _train_target() -> Target:
     return Target(
         16.0,
         rel_tol=0.02,
-        correct="2 (fp16 weights) + 2 (gradients) + 4 (fp32 master copy) + 8 (two AdamW moments) = 16 bytes "
-        "per parameter, so 16 GB before activations.",
+        correct=lazy(
+            "2 (fp16 weights) + 2 (gradients) + 4 (fp32 master copy) + 8 (two AdamW moments) = 16 bytes "
+            "per parameter, so 16 GB before activations.",
+        ),
         traps=(
             Trap(
                 2.0,
-                "that is the fp16 weights alone. Training also keeps gradients, an fp32 master copy and "
-                "AdamW's two moments.",
+                lazy(
+                    "that is the fp16 weights alone. Training also keeps gradients, an fp32 master copy and "
+                    "AdamW's two moments.",
+                ),
             ),
             Trap(
                 4.0,
-                "that covers the fp16 weights and gradients (or fp32 weights alone). Add the fp32 master "
-                "copy and AdamW's two moments.",
+                lazy(
+                    "that covers the fp16 weights and gradients (or fp32 weights alone). Add the fp32 master "
+                    "copy and AdamW's two moments.",
+                ),
             ),
-            Trap(8.0, "that is weights, gradients and the fp32 master copy. AdamW also keeps two fp32 moments."),
-            Trap(12.0, "that is the fp32 master copy and the two moments. The fp16 weights and gradients come on top."),
-            Trap(16e9 / GIB, "that is in GiB (2**30 bytes); the question asks for GB (10**9 bytes)."),
+            Trap(8.0, lazy("that is weights, gradients and the fp32 master copy. AdamW also keeps two fp32 moments.")),
+            Trap(
+                12.0,
+                lazy("that is the fp32 master copy and the two moments. The fp16 weights and gradients come on top."),
+            ),
+            Trap(16e9 / GIB, lazy("that is in GiB (2**30 bytes); the question asks for GB (10**9 bytes).")),
         ),
     )
 
@@ -70,62 +93,105 @@ def _train_target() -> Target:
 EXERCISES: list[Exercise] = [
     NumberExercise(
         "03-rtx4090-fp16",
-        title="largest fp16 model on an RTX 4090",
+        title=lazy("largest fp16 model on an RTX 4090"),
         unit="billion",
         target=_rtx4090_target,
         hints=(
-            f"Start from the bytes: how many bytes is {_RTX_4090_MIB} MiB?",
-            "Each fp16 parameter takes 2 bytes: divide the bytes by 2, then by 10**9 for billions.",
-            f"In code: `max_params(to_bytes({_RTX_4090_MIB}, 'MiB'), 'fp16') / 1e9`.",
+            lazy(
+                "Start from the bytes: how many bytes is {mib} MiB?",
+                mib=_RTX_4090_MIB,
+            ),
+            lazy("Each fp16 parameter takes 2 bytes: divide the bytes by 2, then by 10**9 for billions."),
+            lazy(
+                "In code: `max_params(to_bytes({mib}, 'MiB'), 'fp16') / 1e9`.",
+                mib=_RTX_4090_MIB,
+            ),
         ),
-        explanation=f"{_RTX_4090_MIB} MiB × 2**20 = {_RTX_4090_BYTES:,} bytes; ÷ 2 bytes = "
-        f"{_RTX_4090_FP16_BILLIONS:.1f} billion parameters, weights only.",
+        explanation=lazy(
+            "{mib} MiB × 2**20 = {nbytes:,} bytes; ÷ 2 bytes = {billions:.1f} billion parameters, weights only.",
+            mib=_RTX_4090_MIB,
+            nbytes=_RTX_4090_BYTES,
+            billions=_RTX_4090_FP16_BILLIONS,
+        ),
         code="from lessonkit.vram import max_params, to_bytes\n\n"
         f"answer = max_params(to_bytes({_RTX_4090_MIB}, 'MiB'), 'fp16') / 1e9   # {_RTX_4090_FP16_BILLIONS:.1f}",
     ),
     NumberExercise(
         "03-train-1b",
-        title="training a 1B model with AdamW",
+        title=lazy("training a 1B model with AdamW"),
         unit="GB",
         target=_train_target,
         hints=(
-            "Step 7 of lesson 03 lists what training keeps per parameter. Add the bytes up.",
-            "Weights and gradients in fp16, plus an fp32 master copy and two fp32 AdamW moments.",
+            lazy("Step 7 of lesson 03 lists what training keeps per parameter. Add the bytes up."),
+            lazy("Weights and gradients in fp16, plus an fp32 master copy and two fp32 AdamW moments."),
         ),
-        explanation="2 + 2 + 4 + 4 + 4 = 16 bytes per parameter; × 10**9 parameters = 16 GB, before activations.",
-        code="bytes_per_param = 2 + 2 + 4 + 4 + 4   # weights, gradients, master copy, two moments\n"
-        "answer = 1e9 * bytes_per_param / 1e9   # GB",
+        explanation=lazy("2 + 2 + 4 + 4 + 4 = 16 bytes per parameter; × 10**9 parameters = 16 GB, before activations."),
+        code=lazy(
+            "bytes_per_param = 2 + 2 + 4 + 4 + 4   # weights, gradients, master copy, two moments\n"
+            "answer = 1e9 * bytes_per_param / 1e9   # GB"
+        ),
     ),
     ChoiceExercise(
         "03-8b-on-t4",
-        title="Llama 3 8B in fp16 on a Colab T4",
+        title=lazy("Llama 3 8B in fp16 on a Colab T4"),
         options={
-            "A": f"Yes: {_8B_BYTES / GB:.2f} GB is less than {_T4.usable_bytes / GB:.2f} GB, with "
-            f"{(_T4.usable_bytes - _8B_BYTES) / MIB:.0f} MiB to spare.",
-            "B": "No: a program gets less than nvidia-smi's total, and the CUDA context, the KV cache and the "
-            "activations need room too. Use int8 or int4.",
-            "C": f"Yes, easily: in GiB the weights are only {_8B_BYTES / GIB:.2f} GiB.",
-            "D": f"No: 8 billion parameters × 4 bytes is {2 * _8B_BYTES / GB:.0f} GB, twice the card.",
+            "A": lazy(
+                "Yes: {weights_gb:.2f} GB is less than {total_gb:.2f} GB, with {spare_mib:.0f} MiB to spare.",
+                weights_gb=_8B_BYTES / GB,
+                total_gb=_T4.usable_bytes / GB,
+                spare_mib=(_T4.usable_bytes - _8B_BYTES) / MIB,
+            ),
+            "B": lazy(
+                "No: a program gets less than nvidia-smi's total, and the CUDA context, the KV cache and the "
+                "activations need room too. Use int8 or int4.",
+            ),
+            "C": lazy(
+                "Yes, easily: in GiB the weights are only {weights_gib:.2f} GiB.",
+                weights_gib=_8B_BYTES / GIB,
+            ),
+            "D": lazy(
+                "No: 8 billion parameters × 4 bytes is {fp32_gb:.0f} GB, twice the card.",
+                fp32_gb=2 * _8B_BYTES / GB,
+            ),
         },
         answer="B",
-        correct=f"on paper it fits nvidia-smi's total, but CUDA gives programs about {_T4_CUDA_BYTES / GB:.2f} GB "
-        f"on a Colab T4, {(_8B_BYTES - _T4_CUDA_BYTES) / MIB:.0f} MiB less than the weights alone, before the CUDA "
-        f"context and the KV cache. In int8 ({_8B_BYTES / 2 / GB:.2f} GB) it fits with room for the rest.",
+        correct=lazy(
+            "on paper it fits nvidia-smi's total, but CUDA gives programs about {cuda_gb:.2f} GB on a "
+            "Colab T4, {short_mib:.0f} MiB less than the weights alone, before the CUDA context and the KV "
+            "cache. In int8 ({int8_gb:.2f} GB) it fits with room for the rest.",
+            cuda_gb=_T4_CUDA_BYTES / GB,
+            short_mib=(_8B_BYTES - _T4_CUDA_BYTES) / MIB,
+            int8_gb=_8B_BYTES / 2 / GB,
+        ),
         feedback={
-            "A": f"that is the weights-only bound against nvidia-smi's total. A program gets what CUDA reports, "
-            f"{_T4_CUDA_BYTES / GB:.2f} GB on a Colab T4: less than the weights, before anything else.",
-            "C": f"changing the unit changes both sides: the T4's {_T4.memory_mib_smi} MiB is "
-            f"{_T4.usable_bytes / GIB:g} GiB, so the margin is the same {(_T4.usable_bytes - _8B_BYTES) / MIB:.0f} "
-            "MiB. A unit never makes room.",
-            "D": "4 bytes per parameter is fp32. In fp16 each parameter takes 2 bytes.",
+            "A": lazy(
+                "that is the weights-only bound against nvidia-smi's total. A program gets what CUDA "
+                "reports, {cuda_gb:.2f} GB on a Colab T4: less than the weights, before anything else.",
+                cuda_gb=_T4_CUDA_BYTES / GB,
+            ),
+            "C": lazy(
+                "changing the unit changes both sides: the T4's {mib} MiB is {total_gib:g} GiB, "
+                "so the margin is the same {spare_mib:.0f} MiB. A unit never makes room.",
+                mib=_T4.memory_mib_smi,
+                total_gib=_T4.usable_bytes / GIB,
+                spare_mib=(_T4.usable_bytes - _8B_BYTES) / MIB,
+            ),
+            "D": lazy("4 bytes per parameter is fp32. In fp16 each parameter takes 2 bytes."),
         },
         hints=(
-            "Is nvidia-smi's total what a program can use? Step 3 of lesson 03 compares it with what CUDA reports.",
-            "Besides the weights, what else must fit while a model runs? Step 5 and Step 7 of lesson 03 list it.",
+            lazy(
+                "Is nvidia-smi's total what a program can use? Step 3 of lesson 03 compares it with what CUDA reports."
+            ),
+            lazy("Besides the weights, what else must fit while a model runs? Step 5 and Step 7 of lesson 03 list it."),
         ),
-        explanation=f"The fp16 weights ({_8B_BYTES / GB:.2f} GB) pass the weights-only bound of nvidia-smi's "
-        f"{_T4.usable_bytes / GB:.2f} GB, but that bound is an upper limit, not a promise. CUDA reports "
-        f"{_T4_CUDA_BYTES / GB:.2f} GB on a Colab T4, and the CUDA context, the KV cache and the activations come "
-        "on top. So run Llama 3 8B on a T4 in int8 or int4.",
+        explanation=lazy(
+            "The fp16 weights ({weights_gb:.2f} GB) pass the weights-only bound of nvidia-smi's {total_gb:.2f} GB, "
+            "but that bound is an upper limit, not a promise. CUDA reports {cuda_gb:.2f} GB on a Colab "
+            "T4, and the CUDA context, the KV cache and the activations come on top. So run Llama 3 "
+            "8B on a T4 in int8 or int4.",
+            weights_gb=_8B_BYTES / GB,
+            total_gb=_T4.usable_bytes / GB,
+            cuda_gb=_T4_CUDA_BYTES / GB,
+        ),
     ),
 ]

@@ -11,7 +11,7 @@ from typing import Any
 import torch
 
 from lessonkit.exercises import machine
-from lessonkit.exercises.display import CORRECT, INCORRECT
+from lessonkit.exercises.display import CORRECT, INCORRECT, Text
 from lessonkit.exercises.kinds import (
     GPU_OVER_CPU,
     MIB_AS_BYTES,
@@ -29,6 +29,7 @@ from lessonkit.exercises.kinds import (
 from lessonkit.exercises.machine import SPEEDUP_N, recorded_run, recorded_seconds
 from lessonkit.exercises.reading import read_ratio
 from lessonkit.gpus import GpuSpec, find_gpu
+from lessonkit.i18n import Lazy, _, lazy
 from lessonkit.timing import matmul_flops
 from lessonkit.units import GB, GIB, MIB
 from lessonkit.vram import format_bytes
@@ -37,9 +38,10 @@ from lessonkit.vram import format_bytes
 # ordinary cores, and TF32 Tensor Cores. No GPU the course meets is faster, so they bound any honest speed-up.
 _H100_FP32_TFLOPS = find_gpu("H100_SXM").peak_tflops["fp32"]
 _H100_TF32_TFLOPS = find_gpu("H100_SXM").peak_tflops["tf32"]
-_H100_FP32_TFLOP_TEXT = (
-    f"{_H100_FP32_TFLOPS} TFLOP/s in fp32 ({_H100_TF32_TFLOPS} with TF32 Tensor Cores switched on), "
-    "according to its datasheet"
+_H100_FP32_TFLOP_TEXT = lazy(
+    "{fp32} TFLOP/s in fp32 ({tf32} with TF32 Tensor Cores switched on), according to its datasheet",
+    fp32=_H100_FP32_TFLOPS,
+    tf32=_H100_TF32_TFLOPS,
 )
 T4 = find_gpu(machine.FALLBACK_GPU)  # what a machine without a GPU is judged against
 
@@ -62,10 +64,10 @@ class SpeedupExercise(Exercise):
     each get their own message. Without a GPU the question is the Colab T4 run recorded in lesson 02.
     """
 
-    def _judge(self, answer: Any) -> tuple[str, str]:
+    def _judge(self, answer: Any) -> tuple[str, Text]:
         value = read_ratio(answer)
         if value <= 0:
-            return INCORRECT, "a speed-up is one time divided by another, so it is always above 0."
+            return INCORRECT, _("a speed-up is one time divided by another, so it is always above 0.")
         device = machine.pick_device()
         if device.type == "cpu":
             target = _recorded_speedup_target()
@@ -79,35 +81,68 @@ class SpeedupExercise(Exercise):
         size = f"{SPEEDUP_N} × {SPEEDUP_N}"
         if implied > limit:
             return INCORRECT, (
-                f"this CPU takes about {cpu_seconds * 1e3:.0f} ms per {size} matmul here, so a speed-up of {value:.3g} "
-                f"means your GPU did {implied:,.0f} TFLOP/s. Even an H100 peaks at {_H100_FP32_TFLOP_TEXT}. "
-                "The clock almost certainly stopped before the GPU had finished: call `synchronize()` before "
-                "reading the clock, or use `benchmark()`, which does."
+                lazy(
+                    "this CPU takes about {cpu_ms:.0f} ms per {size} matmul here, so a speed-up of {value:.3g} "
+                    "means your GPU did {implied:,.0f} TFLOP/s. Even an H100 peaks at "
+                    "{h100}. The clock almost certainly stopped before the GPU had finished: "
+                    "call `synchronize()` before reading the clock, or use `benchmark()`, which does.",
+                    cpu_ms=cpu_seconds * 1e3,
+                    size=size,
+                    value=value,
+                    implied=implied,
+                    h100=_H100_FP32_TFLOP_TEXT,
+                )
             )
         low, high = live / SPEEDUP_BAND, live * SPEEDUP_BAND
-        measured = f"(measured just now on this machine: the same {size} matmul, warmed up, on the CPU and your {gpu})"
+        measured = _(
+            "(measured just now on this machine: the same {size} matmul, warmed up, on the CPU and your {gpu})"
+        ).format(size=size, gpu=gpu)
         if low <= value <= high:
             return CORRECT, (
-                f"a speed-up of {value:.3g} agrees with the check's own measurement, {live:.3g}× {measured}. "
-                f"It means {implied:,.1f} TFLOP/s on your {gpu}."
+                lazy(
+                    "a speed-up of {value:.3g} agrees with the check's own measurement, {live:.3g}× "
+                    "{measured}. It means {implied:,.1f} TFLOP/s on your {gpu}.",
+                    value=value,
+                    live=live,
+                    measured=measured,
+                    implied=implied,
+                    gpu=gpu,
+                )
             )
         if value > high:
             return INCORRECT, (
-                f"{value:.3g} is well above what this machine measures {measured}. Either the GPU clock stopped "
-                "before the GPU had finished (call `synchronize()`, or use `benchmark()`), or the CPU side was timed "
-                "cold: use warm medians on both sides."
+                lazy(
+                    "{value:.3g} is well above what this machine measures {measured}. Either the GPU clock "
+                    "stopped before the GPU had finished (call `synchronize()`, or use `benchmark()`), or "
+                    "the CPU side was timed cold: use warm medians on both sides.",
+                    value=value,
+                    measured=measured,
+                )
             )
         if low > 1 and low <= 1 / value <= high:
-            return INCORRECT, f"{GPU_OVER_CPU} Your figure is below 1 and its inverse matches this machine {measured}."
+            return INCORRECT, lazy(
+                "{gpu_over_cpu} Your figure is below 1 and its inverse matches this machine {measured}.",
+                gpu_over_cpu=GPU_OVER_CPU,
+                measured=measured,
+            )
         if low > NEAR_ONE and 1 / NEAR_ONE <= value <= NEAR_ONE:
             return INCORRECT, (
-                f"{value:.3g} is about 1×: both halves ran on the same processor. Check that the GPU half's tensors "
-                "were moved with `.to(device)`, and that `device` is the GPU, not 'cpu'."
+                lazy(
+                    "{value:.3g} is about 1×: both halves ran on the same processor. Check that the GPU "
+                    "half's tensors were moved with `.to(device)`, and that `device` is the GPU, not 'cpu'.",
+                    value=value,
+                )
             )
         return INCORRECT, (
-            f"{value:.3g} is far below what your {gpu} does when warm {measured}. The GPU time probably includes its "
-            "cold first call (CUDA start-up, loading cuBLAS) or the copy to the GPU. Time it with `benchmark()`, "
-            "which warms up first, and use the warm `.median`, not `.first_call` or a single run without warm-up."
+            lazy(
+                "{value:.3g} is far below what your {gpu} does when warm {measured}. The GPU time "
+                "probably includes its cold first call (CUDA start-up, loading cuBLAS) or the copy to "
+                "the GPU. Time it with `benchmark()`, which warms up first, and use the warm `.median`, "
+                "not `.first_call` or a single run without warm-up.",
+                value=value,
+                gpu=gpu,
+                measured=measured,
+            )
         )
 
     def _answer(self) -> float:
@@ -139,43 +174,54 @@ def _recorded_speedup_target() -> Target:
     return Target(
         cpu / warm,
         rel_tol=0.05,
-        correct="that is the recorded Colab T4 run's warm speed-up: CPU time ÷ warm GPU time.",
+        correct=lazy("that is the recorded Colab T4 run's warm speed-up: CPU time ÷ warm GPU time."),
         traps=(
-            Trap(1.0, "on this machine `pick_device()` is the CPU, so you compared the CPU with itself.", 0.35),
-            Trap(cpu / cold, "that uses the first, cold GPU run. Compare with the warm (second) run.", 0.03),
+            Trap(1.0, lazy("on this machine `pick_device()` is the CPU, so you compared the CPU with itself."), 0.35),
+            Trap(cpu / cold, lazy("that uses the first, cold GPU run. Compare with the warm (second) run."), 0.03),
             Trap(warm / cpu, GPU_OVER_CPU, 0.05),
-            Trap(cold / warm, "that compares the two GPU runs with each other. Compare the CPU with the GPU.", 0.03),
+            Trap(
+                cold / warm, lazy("that compares the two GPU runs with each other. Compare the CPU with the GPU."), 0.03
+            ),
         ),
         note=(
-            "No GPU was found here, so there is no live GPU speed-up to measure, and the question becomes the "
-            f"Colab T4 run recorded in lesson 02: a {recorded_run()['n']} × {recorded_run()['n']} matmul "
-            "(`lessonkit.reference.single_runs()`). Or run this notebook in Colab and measure a real one."
+            lazy(
+                "No GPU was found here, so there is no live GPU speed-up to measure, and the question "
+                "becomes the Colab T4 run recorded in lesson 02: a {n} × {n} matmul "
+                "(`lessonkit.reference.single_runs()`). Or run this notebook in Colab and measure a real "
+                "one.",
+                n=recorded_run()["n"],
+            )
         ),
     )
 
 
-def _speedup_explanation() -> str:
+def _speedup_explanation() -> Lazy:
     if machine.pick_device().type == "cpu":
         cpu, _, warm = recorded_seconds()
-        return (
-            "This machine has no GPU, so the honest answer is the recorded Colab T4 run from lesson 02: "
-            f"CPU {cpu} s ÷ warm GPU {warm} s. (On a GPU the code below measures your own.)"
+        return lazy(
+            "This machine has no GPU, so the honest answer is the recorded Colab T4 run from lesson "
+            "02: CPU {cpu} s ÷ warm GPU {warm} s. (On a GPU the code below measures your own.)",
+            cpu=cpu,
+            warm=warm,
         )
     _, live = _live_speedup(machine.pick_device())
-    return (
-        "Measure both sides on this machine with benchmark(), which warms up and synchronizes, and divide the "
-        f"medians. Measured just now here: {live:.3g}×."
+    return lazy(
+        "Measure both sides on this machine with benchmark(), which warms up and synchronizes, "
+        "and divide the medians. Measured just now here: {live:.3g}×.",
+        live=live,
     )
 
 
-_SPEEDUP_CODE = f"""\
+# The worked solution's code; its comments are translated (the catalogs keep the code itself unchanged).
+_SPEEDUP_CODE = lazy(
+    """\
 import torch
 from lessonkit.device import pick_device
 from lessonkit.timing import benchmark, speedup
 
 device = pick_device()
 torch.manual_seed(0)
-x, y = torch.randn({SPEEDUP_N}, {SPEEDUP_N}), torch.randn({SPEEDUP_N}, {SPEEDUP_N})
+x, y = torch.randn({n}, {n}), torch.randn({n}, {n})
 if device.type == "cpu":   # no GPU: use the Colab T4 run recorded in lesson 02
     from lessonkit.reference import single_runs
     run = single_runs()[0]
@@ -185,7 +231,9 @@ else:                      # a GPU: measure both sides here, warmed up and synch
     xg, yg = x.to(device), y.to(device)
     gpu = benchmark(lambda: xg @ yg, device=device, warmup=3, repeats=10)
     answer = speedup(cpu, gpu)   # CPU median ÷ GPU median
-"""
+""",
+    n=SPEEDUP_N,
+)
 
 
 def _catalog_gpu(fallback: bool) -> GpuSpec | None:
@@ -209,15 +257,23 @@ def _vram_target() -> Target:
         traps.append(
             Trap(
                 gib / 2,
-                f"that reads {spec.memory_mib_smi} MiB as '{gib:g} GB'. It is {gib:g} GiB, which is "
-                f"{spec.usable_bytes / GB:.1f} GB: start from the bytes.",
+                lazy(
+                    "that reads {mib} MiB as '{gib:g} GB'. It is {gib:g} GiB, which is "
+                    "{gb:.1f} GB: start from the bytes.",
+                    mib=spec.memory_mib_smi,
+                    gib=gib,
+                    gb=spec.usable_bytes / GB,
+                ),
             )
         )
         traps.append(
             Trap(
                 spec.memory_gb_sold / 2,
-                f"that starts from the datasheet's '{spec.memory_gb_sold:g} GB'. Start from the bytes your GPU "
-                "reports, and keep two decimals.",
+                lazy(
+                    "that starts from the datasheet's '{sold:g} GB'. Start from the bytes "
+                    "your GPU reports, and keep two decimals.",
+                    sold=spec.memory_gb_sold,
+                ),
                 0.002,
             )
         )
@@ -226,13 +282,19 @@ def _vram_target() -> Target:
         traps.append(
             Trap(
                 ram / 2 / 1e9,
-                "that is half of this computer's RAM. A model on a GPU has to fit in the GPU's own memory.",
+                lazy("that is half of this computer's RAM. A model on a GPU has to fit in the GPU's own memory."),
             )
         )
     traps += [
-        Trap(memory / 4 / 1e9, "that uses 4 bytes per parameter, which is fp32. The exercise asks for fp16: 2 bytes."),
-        Trap(memory / 1e9, "that is the memory in GB, not a number of parameters: each fp16 parameter takes 2 bytes."),
-        Trap(memory / 2 / GIB, "you divided by 2**30 (a GiB). A billion parameters is 10**9 of them."),
+        Trap(
+            memory / 4 / 1e9,
+            lazy("that uses 4 bytes per parameter, which is fp32. The exercise asks for fp16: 2 bytes."),
+        ),
+        Trap(
+            memory / 1e9,
+            lazy("that is the memory in GB, not a number of parameters: each fp16 parameter takes 2 bytes."),
+        ),
+        Trap(memory / 2 / GIB, lazy("you divided by 2**30 (a GiB). A billion parameters is 10**9 of them.")),
         Trap(memory / MIB * 1e6 / 2 / 1e9, MIB_AS_MB),
         Trap(memory / MIB / 2 / 1e9, MIB_AS_BYTES),
     ]
@@ -240,19 +302,29 @@ def _vram_target() -> Target:
     return Target(
         right,
         rel_tol=0.01,
-        correct=f"{format_bytes(memory, 'GB', 2)} ÷ 2 bytes = {right:.2f} billion fp16 parameters, weights only. "
-        "The CUDA context, the KV cache and activations need room too.",
+        correct=lazy(
+            "{memory} ÷ 2 bytes = {right:.2f} billion fp16 parameters, weights only. The CUDA context, "
+            "the KV cache and activations need room too.",
+            memory=format_bytes(memory, "GB", 2),
+            right=right,
+        ),
         traps=distinct_traps(traps, (right, *also), 0.003),
-        note=f"(Checked against {where}.)",
+        note=lazy(
+            "(Checked against {where}.)",
+            where=where,
+        ),
         also=tuple(also),
     )
 
 
-def _vram_explanation() -> str:
+def _vram_explanation() -> Lazy:
     memory, where, _ = machine.memory_here()
-    return (
-        f"Judged against {where}. Largest fp16 model = memory in bytes ÷ 2 bytes per parameter, "
-        f"here {memory:,} ÷ 2 = {memory / 2 / 1e9:.2f} billion parameters (weights only)."
+    return lazy(
+        "Judged against {where}. Largest fp16 model = memory in bytes ÷ 2 bytes per parameter, "
+        "here {memory:,} ÷ 2 = {billions:.2f} billion parameters (weights only).",
+        where=where,
+        memory=memory,
+        billions=memory / 2 / 1e9,
     )
 
 
@@ -260,10 +332,10 @@ def _kib_target() -> Target:
     return Target(
         1024,
         rel_tol=0,
-        correct="1 KiB = 2**10 = 1024 bytes.",
+        correct=lazy("1 KiB = 2**10 = 1024 bytes."),
         traps=(
-            Trap(1000, "1000 bytes is a KB, the decimal kilobyte. The 'i' in KiB means binary: powers of 2."),
-            Trap(8192, "8192 is the number of bits in 1 KiB (8 bits per byte). The question asks for bytes."),
+            Trap(1000, lazy("1000 bytes is a KB, the decimal kilobyte. The 'i' in KiB means binary: powers of 2.")),
+            Trap(8192, lazy("8192 is the number of bits in 1 KiB (8 bits per byte). The question asks for bytes.")),
         ),
     )
 
@@ -272,67 +344,81 @@ EXERCISES: list[Exercise] = [
     # a warm-up that shows how the exercises work
     NumberExercise(
         "04-demo-kib",
-        title="bytes in 1 KiB",
+        title=lazy("bytes in 1 KiB"),
         unit="B",
         target=_kib_target,
-        hints=("KiB is a binary unit: it counts in powers of 2.", "1 KiB = 2**10 bytes."),
-        explanation="1 KiB = 2**10 = 1024 bytes; 1 KB = 1000 bytes.",
+        hints=(lazy("KiB is a binary unit: it counts in powers of 2."), lazy("1 KiB = 2**10 bytes.")),
+        explanation=lazy("1 KiB = 2**10 = 1024 bytes; 1 KB = 1000 bytes."),
         code="answer = 2**10",
     ),
     # the three exercises of the original lesson
     SpeedupExercise(
         "04-speedup",
-        title="your CPU-vs-GPU speed-up",
+        title=lazy("your CPU-vs-GPU speed-up"),
         hints=(
-            f"Time a {SPEEDUP_N} × {SPEEDUP_N} fp32 matmul with `benchmark()` on the CPU and on `pick_device()`, "
-            f"then divide. No GPU here? Then the question is the {recorded_run()['n']} × {recorded_run()['n']} "
-            "run recorded on a Colab T4 in lesson 02.",
-            "Speed-up = CPU time ÷ GPU time, both as warm medians (`.median`), never the first call.",
-            "`speedup(cpu_measurement, gpu_measurement)` from `lessonkit.timing` divides the medians for you.",
+            lazy(
+                "Time a {size} × {size} fp32 matmul with `benchmark()` on the CPU and on "
+                "`pick_device()`, then divide. No GPU here? Then the question is the {n} × {n} run "
+                "recorded on a Colab T4 in lesson 02.",
+                size=SPEEDUP_N,
+                n=recorded_run()["n"],
+            ),
+            lazy("Speed-up = CPU time ÷ GPU time, both as warm medians (`.median`), never the first call."),
+            lazy("`speedup(cpu_measurement, gpu_measurement)` from `lessonkit.timing` divides the medians for you."),
         ),
         explanation=_speedup_explanation,
         code=_SPEEDUP_CODE,
     ),
     ChoiceExercise(
         "04-colab",
-        title="what a Colab benchmark compares",
+        title=lazy("what a Colab benchmark compares"),
         options={
-            "A": "Your laptop's CPU and Colab's T4.",
-            "B": "Colab's CPU and Colab's T4.",
-            "C": "Your laptop's GPU and Colab's T4.",
-            "D": "Two T4s: the notebook sends both halves to the GPU.",
+            "A": lazy("Your laptop's CPU and Colab's T4."),
+            "B": lazy("Colab's CPU and Colab's T4."),
+            "C": lazy("Your laptop's GPU and Colab's T4."),
+            "D": lazy("Two T4s: the notebook sends both halves to the GPU."),
         },
         answer="B",
-        correct="every cell runs on Google's machine; your laptop only shows the page. Both halves ran on the "
-        "same machine, which is what makes the comparison fair.",
+        correct=lazy(
+            "every cell runs on Google's machine; your laptop only shows the page. Both halves ran on the "
+            "same machine, which is what makes the comparison fair.",
+        ),
         feedback={
-            "A": "your laptop only displays the notebook: every cell, the CPU half included, runs on Google's machine.",
-            "C": "nothing runs on your laptop, its GPU included: Colab's cells run on Google's machine.",
-            "D": "the CPU half multiplies CPU tensors, and `a @ b` runs where its tensors live: on the CPU.",
+            "A": lazy(
+                "your laptop only displays the notebook: every cell, the CPU half included, runs on Google's machine."
+            ),
+            "C": lazy("nothing runs on your laptop, its GPU included: Colab's cells run on Google's machine."),
+            "D": lazy("the CPU half multiplies CPU tensors, and `a @ b` runs where its tensors live: on the CPU."),
         },
         hints=(
-            "Where does the Python code of a Colab notebook run?",
-            "A tensor created with `torch.randn(...)` lives in the memory of which machine?",
+            lazy("Where does the Python code of a Colab notebook run?"),
+            lazy("A tensor created with `torch.randn(...)` lives in the memory of which machine?"),
         ),
-        explanation="Colab runs every cell on a Google machine; the speed-up compares that machine's CPU and its T4.",
+        explanation=lazy(
+            "Colab runs every cell on a Google machine; the speed-up compares that machine's CPU and its T4."
+        ),
     ),
     NumberExercise(
         "04-your-vram",
-        title="the largest fp16 model for your GPU",
+        title=lazy("the largest fp16 model for your GPU"),
         unit="billion",
         target=_vram_target,
         hints=(
-            "`describe_device()` reports your GPU's total memory in bytes. No GPU? Use a Colab T4: "
-            "`find_gpu('T4').usable_bytes`.",
-            "fp16 takes 2 bytes per parameter: parameters = bytes ÷ 2. A billion is 10**9.",
-            "In code: `max_params(memory_bytes, 'fp16') / 1e9`.",
+            lazy(
+                "`describe_device()` reports your GPU's total memory in bytes. No GPU? Use a Colab T4: "
+                "`find_gpu('T4').usable_bytes`.",
+            ),
+            lazy("fp16 takes 2 bytes per parameter: parameters = bytes ÷ 2. A billion is 10**9."),
+            lazy("In code: `max_params(memory_bytes, 'fp16') / 1e9`."),
         ),
         explanation=_vram_explanation,
-        code="from lessonkit.device import describe_device, pick_device\n"
-        "from lessonkit.gpus import find_gpu\nfrom lessonkit.vram import max_params\n\n"
-        "device = pick_device()\n"
-        "memory = describe_device(device).total_bytes if device.type != 'cpu' else None\n"
-        "memory = memory or find_gpu('T4').usable_bytes   # no GPU: a Colab T4\n"
-        "answer = max_params(memory, 'fp16') / 1e9",
+        code=lazy(
+            "from lessonkit.device import describe_device, pick_device\n"
+            "from lessonkit.gpus import find_gpu\nfrom lessonkit.vram import max_params\n\n"
+            "device = pick_device()\n"
+            "memory = describe_device(device).total_bytes if device.type != 'cpu' else None\n"
+            "memory = memory or find_gpu('T4').usable_bytes   # no GPU: a Colab T4\n"
+            "answer = max_params(memory, 'fp16') / 1e9"
+        ),
     ),
 ]

@@ -19,6 +19,7 @@ from lessonkit.exercises.kinds import (
 )
 from lessonkit.exercises.machine import recorded_seconds
 from lessonkit.gpus import find_gpu
+from lessonkit.i18n import Lazy, lazy
 from lessonkit.reference import nvidia_smi_sample
 from lessonkit.units import GB, GIB, MIB
 from lessonkit.vram import format_bytes, to_bytes, weights_bytes
@@ -37,12 +38,14 @@ _SMI_YEAR = int(re.search(r"(\d{4})\s*$", _SMI.splitlines()[0]).group(1))
 CPU_S, COLD_S, WARM_S = recorded_seconds()  # the Colab T4 run of lesson 02: 04-no-warmup's figures
 
 
-def _which_gpus_explanation() -> str:
+def _which_gpus_explanation() -> Lazy:
     need = weights_bytes(_MODEL_PARAMS, "fp16")
     memory = ", ".join(f"{key} {format_bytes(find_gpu(key).usable_bytes, 'GB')}" for key in _WHICH_GPUS)
-    return (
-        f"14 × 10**9 parameters × 2 bytes = {format_bytes(need, 'GB')} of fp16 weights. The GPUs' memory, "
-        f"from the nvidia-smi MiB in the catalog: {memory}. Only those with at least that much hold it."
+    return lazy(
+        "14 × 10**9 parameters × 2 bytes = {need} of fp16 weights. The GPUs' memory, from the "
+        "nvidia-smi MiB in the catalog: {memory}. Only those with at least that much hold it.",
+        need=format_bytes(need, "GB"),
+        memory=memory,
     )
 
 
@@ -52,27 +55,41 @@ def _smi_target() -> Target:
     return Target(
         gib,
         rel_tol=0.01,
-        correct=f"{mib} MiB ÷ 1024 = {gib:g} GiB (that is {mib * MIB / GB:.1f} GB).",
+        correct=lazy(
+            "{mib} MiB ÷ 1024 = {gib:g} GiB (that is {gb:.1f} GB).",
+            mib=mib,
+            gib=gib,
+            gb=mib * MIB / GB,
+        ),
         traps=(
-            Trap(mib, "that is the number as printed, in MiB. Convert it: 1 GiB = 1024 MiB."),
+            Trap(mib, lazy("that is the number as printed, in MiB. Convert it: 1 GiB = 1024 MiB.")),
             Trap(
                 float(T4.memory_gb_sold),
-                f"{T4.memory_gb_sold:g} is the datasheet's '{T4.memory_gb_sold:g} GB'. "
-                "Read the Memory-Usage column of the table.",
+                lazy(
+                    "{sold:g} is the datasheet's '{sold:g} GB'. Read the Memory-Usage column of the table.",
+                    sold=T4.memory_gb_sold,
+                ),
                 0.002,
             ),
-            Trap(mib * MIB / GB, "that is in GB (10**9 bytes); the question asks for GiB (2**30 bytes).", 0.004),
+            Trap(mib * MIB / GB, lazy("that is in GB (10**9 bytes); the question asks for GiB (2**30 bytes)."), 0.004),
             Trap(
                 T4.memory_gb_sold * GB / GIB,
-                f"that converts the datasheet's '{T4.memory_gb_sold:g} GB' to GiB. The datasheet's figure is "
-                "rounded; the table prints the exact total in MiB. Convert that instead.",
+                lazy(
+                    "that converts the datasheet's '{sold:g} GB' to GiB. The datasheet's figure "
+                    "is rounded; the table prints the exact total in MiB. Convert that instead.",
+                    sold=T4.memory_gb_sold,
+                ),
                 0.002,
             ),
             Trap(
                 float(SMI_USED_MIB),
-                f"{SMI_USED_MIB} MiB is the memory in use, the first number of Memory-Usage. The total is the second.",
+                lazy(
+                    "{smi_used_mib} MiB is the memory in use, the first number of Memory-Usage. The total is "
+                    "the second.",
+                    smi_used_mib=SMI_USED_MIB,
+                ),
             ),
-            Trap(mib / 1000, "dividing MiB by 1000 gives neither GiB nor GB: 1 GiB = 1024 MiB."),
+            Trap(mib / 1000, lazy("dividing MiB by 1000 gives neither GiB nor GB: 1 GiB = 1024 MiB.")),
         ),
     )
 
@@ -82,11 +99,27 @@ def _cuda_target() -> Target:
     return Target(
         float(SMI_CUDA),
         rel_tol=0.001,
-        correct=f"'CUDA Version: {SMI_CUDA}' in the top line is the newest CUDA this driver supports, "
-        "not a CUDA you installed.",
+        correct=lazy(
+            "'CUDA Version: {smi_cuda}' in the top line is the newest CUDA this driver supports, not "
+            "a CUDA you installed.",
+            smi_cuda=SMI_CUDA,
+        ),
         traps=(
-            Trap(driver, f"{driver:g} is the driver version ({SMI_DRIVER}). The CUDA version is further right."),
-            Trap(_SMI_YEAR, f"{_SMI_YEAR} is the year in the date above the table."),
+            Trap(
+                driver,
+                lazy(
+                    "{driver:g} is the driver version ({smi_driver}). The CUDA version is further right.",
+                    driver=driver,
+                    smi_driver=SMI_DRIVER,
+                ),
+            ),
+            Trap(
+                _SMI_YEAR,
+                lazy(
+                    "{smi_year} is the year in the date above the table.",
+                    smi_year=_SMI_YEAR,
+                ),
+            ),
         ),
     )
 
@@ -97,13 +130,21 @@ def _a100_gb_target() -> Target:
     return Target(
         total / GB,
         rel_tol=0.005,
-        correct=f"{mib} MiB × 2**20 = {total:,} bytes = {total / GB:.1f} GB, and exactly {mib // 1024} GiB.",
+        correct=lazy(
+            "{mib} MiB × 2**20 = {total:,} bytes = {gb:.1f} GB, and exactly {gib} GiB.",
+            mib=mib,
+            total=total,
+            gb=total / GB,
+            gib=mib // 1024,
+        ),
         traps=(
             Trap(mib / 1000, MIB_AS_MB),
-            Trap(mib / 1024, "that is the amount in GiB (2**30 bytes). The question asks for GB (10**9 bytes)."),
-            Trap(mib / 1e6, "that divides by a million, but the number is already in MiB: multiply by 2**20 first."),
+            Trap(mib / 1024, lazy("that is the amount in GiB (2**30 bytes). The question asks for GB (10**9 bytes).")),
+            Trap(
+                mib / 1e6, lazy("that divides by a million, but the number is already in MiB: multiply by 2**20 first.")
+            ),
             Trap(mib / 1e9, MIB_AS_BYTES),
-            Trap(total / 1e6, "that is in MB; the question asks for GB."),
+            Trap(total / 1e6, lazy("that is in MB; the question asks for GB.")),
         ),
     )
 
@@ -113,13 +154,19 @@ def _no_warmup_target() -> Target:
     return Target(
         cpu / cold,
         rel_tol=0.03,
-        correct=f"{cpu} s ÷ {cold} s = {cpu / cold:.1f}×: without warm-up, the first GPU call's start-up costs "
-        f"are billed to the GPU, and the speed-up looks less than half of the warm {cpu / warm:.0f}×.",
+        correct=lazy(
+            "{cpu} s ÷ {cold} s = {cold_speedup:.1f}×: without warm-up, the first GPU call's start-up costs "
+            "are billed to the GPU, and the speed-up looks less than half of the warm {warm_speedup:.0f}×.",
+            cpu=cpu,
+            cold=cold,
+            cold_speedup=cpu / cold,
+            warm_speedup=cpu / warm,
+        ),
         traps=(
-            Trap(cpu / warm, "that is the warm speed-up, what you get WITH warm-up."),
+            Trap(cpu / warm, lazy("that is the warm speed-up, what you get WITH warm-up.")),
             Trap(cold / cpu, GPU_OVER_CPU),
-            Trap(cold / warm, "that compares the two GPU runs. The question asks for CPU ÷ GPU."),
-            Trap(warm / cold, "that compares the two GPU runs. The question asks for CPU ÷ GPU."),
+            Trap(cold / warm, lazy("that compares the two GPU runs. The question asks for CPU ÷ GPU.")),
+            Trap(warm / cold, lazy("that compares the two GPU runs. The question asks for CPU ÷ GPU.")),
         ),
     )
 
@@ -128,104 +175,136 @@ EXERCISES: list[Exercise] = [
     # reading nvidia-smi
     NumberExercise(
         "04-smi-memory",
-        title="total memory in the nvidia-smi table",
+        title=lazy("total memory in the nvidia-smi table"),
         unit="GiB",
         target=_smi_target,
         hints=(
-            "Find the Memory-Usage column: it shows 'used / total'.",
-            "The table prints MiB. 1 GiB = 1024 MiB.",
+            lazy("Find the Memory-Usage column: it shows 'used / total'."),
+            lazy("The table prints MiB. 1 GiB = 1024 MiB."),
         ),
-        explanation=f"Memory-Usage shows {SMI_USED_MIB}MiB / {SMI_TOTAL_MIB}MiB: the total is {SMI_TOTAL_MIB} MiB "
-        f"= {SMI_TOTAL_MIB} ÷ 1024 = {SMI_TOTAL_MIB / 1024:g} GiB.",
+        explanation=lazy(
+            "Memory-Usage shows {smi_used_mib}MiB / {smi_total_mib}MiB: the total is {smi_total_mib} "
+            "MiB = {smi_total_mib} ÷ 1024 = {gib:g} GiB.",
+            smi_used_mib=SMI_USED_MIB,
+            smi_total_mib=SMI_TOTAL_MIB,
+            gib=SMI_TOTAL_MIB / 1024,
+        ),
         code=f"answer = {SMI_TOTAL_MIB} / 1024   # GiB",
     ),
     VersionExercise(
         "04-smi-cuda",
-        title="the CUDA version in the nvidia-smi table",
+        title=lazy("the CUDA version in the nvidia-smi table"),
         target=_cuda_target,
-        hints=("Look at the top line of the table.", "It is written 'CUDA Version: ...' at the right."),
-        explanation=f"The top line says CUDA Version: {SMI_CUDA}: the newest CUDA version that driver {SMI_DRIVER} "
-        "supports.",
+        hints=(lazy("Look at the top line of the table."), lazy("It is written 'CUDA Version: ...' at the right.")),
+        explanation=lazy(
+            "The top line says CUDA Version: {smi_cuda}: the newest CUDA version that driver {smi_driver} supports.",
+            smi_cuda=SMI_CUDA,
+            smi_driver=SMI_DRIVER,
+        ),
         code=f'answer = "{SMI_CUDA}"',
     ),
     ChoiceExercise(
         "04-gpu-util",
-        title="what GPU-Util 100% means",
+        title=lazy("what GPU-Util 100% means"),
         options={
-            "A": "Every core of the GPU is busy.",
-            "B": "A kernel was running on the GPU during the whole last sample period.",
-            "C": "The GPU's memory is full.",
-            "D": "The GPU is overheating.",
+            "A": lazy("Every core of the GPU is busy."),
+            "B": lazy("A kernel was running on the GPU during the whole last sample period."),
+            "C": lazy("The GPU's memory is full."),
+            "D": lazy("The GPU is overheating."),
         },
         answer="B",
-        correct="NVIDIA defines GPU-Util as the share of time in the sample period during which at least one "
-        "kernel was running. It says the GPU was never idle, not how much of it was busy.",
+        correct=lazy(
+            "NVIDIA defines GPU-Util as the share of time in the sample period during which at least one "
+            "kernel was running. It says the GPU was never idle, not how much of it was busy.",
+        ),
         feedback={
-            "A": "one small kernel running all the time also shows 100%, with most cores idle.",
-            "C": "memory is a separate column, Memory-Usage.",
-            "D": "temperature has its own column, Temp.",
+            "A": lazy("one small kernel running all the time also shows 100%, with most cores idle."),
+            "C": lazy("memory is a separate column, Memory-Usage."),
+            "D": lazy("temperature has its own column, Temp."),
         },
-        hints=("Lesson 01, Step 4 quotes NVIDIA's definition.", "It counts time, not cores."),
-        explanation="GPU-Util = share of the sample period with at least one kernel running (NVML's definition).",
+        hints=(lazy("Lesson 01, Step 4 quotes NVIDIA's definition."), lazy("It counts time, not cores.")),
+        explanation=lazy("GPU-Util = share of the sample period with at least one kernel running (NVML's definition)."),
     ),
     # units
     NumberExercise(
         "04-mib-to-gb",
-        title=f"{_A100_MIB} MiB in GB",
+        title=lazy(
+            "{a100_mib} MiB in GB",
+            a100_mib=_A100_MIB,
+        ),
         unit="GB",
         target=_a100_gb_target,
         hints=(
-            "Turn MiB into bytes, then bytes into GB.",
-            "1 MiB = 2**20 bytes; 1 GB = 10**9 bytes.",
-            f"In code: `to_bytes({_A100_MIB}, 'MiB') / 1e9`.",
+            lazy("Turn MiB into bytes, then bytes into GB."),
+            lazy("1 MiB = 2**20 bytes; 1 GB = 10**9 bytes."),
+            lazy(
+                "In code: `to_bytes({a100_mib}, 'MiB') / 1e9`.",
+                a100_mib=_A100_MIB,
+            ),
         ),
-        explanation=f"{_A100_MIB} MiB × 1,048,576 = {_A100_BYTES:,} bytes = {_A100_BYTES / GB:.1f} GB "
-        f"(exactly {_A100_BYTES / GIB:g} GiB).",
+        explanation=lazy(
+            "{a100_mib} MiB × 1,048,576 = {a100_bytes:,} bytes = {gb:.1f} GB (exactly {gib:g} GiB).",
+            a100_mib=_A100_MIB,
+            a100_bytes=_A100_BYTES,
+            gb=_A100_BYTES / GB,
+            gib=_A100_BYTES / GIB,
+        ),
         code="from lessonkit.vram import to_bytes\n\n"
         f"answer = to_bytes({_A100_MIB}, 'MiB') / 1e9   # {_A100_BYTES / GB:.1f}",
     ),
     # timing traps
     ChoiceExercise(
         "04-no-sync",
-        title="speed-up without synchronize",
+        title=lazy("speed-up without synchronize"),
         options={
-            "A": "It stays about the same.",
-            "B": "It goes up, often to an impossible value.",
-            "C": "It goes down.",
-            "D": "The code raises an error.",
+            "A": lazy("It stays about the same."),
+            "B": lazy("It goes up, often to an impossible value."),
+            "C": lazy("It goes down."),
+            "D": lazy("The code raises an error."),
         },
         answer="B",
-        correct="without the wait, the GPU time is only the kernel launch, so CPU ÷ GPU becomes huge. A "
-        "speed-up that implies more TFLOP/s than the datasheet peak gives it away.",
+        correct=lazy(
+            "without the wait, the GPU time is only the kernel launch, so CPU ÷ GPU becomes huge. A "
+            "speed-up that implies more TFLOP/s than the datasheet peak gives it away.",
+        ),
         feedback={
-            "A": "the GPU queues the matmul and Python returns at once, so the clock stops before the work is done.",
-            "C": "dropping the wait makes the GPU time shorter, so CPU time ÷ GPU time gets bigger.",
-            "D": "nothing fails, which is what makes this mistake easy to miss.",
+            "A": lazy(
+                "the GPU queues the matmul and Python returns at once, so the clock stops before the work is done."
+            ),
+            "C": lazy("dropping the wait makes the GPU time shorter, so CPU time ÷ GPU time gets bigger."),
+            "D": lazy("nothing fails, which is what makes this mistake easy to miss."),
         },
         hints=(
-            "Without synchronize(), when does the clock stop: after the GPU finishes, or after the launch?",
-            "If the GPU time shrinks, what happens to CPU time ÷ GPU time?",
+            lazy("Without synchronize(), when does the clock stop: after the GPU finishes, or after the launch?"),
+            lazy("If the GPU time shrinks, what happens to CPU time ÷ GPU time?"),
         ),
-        explanation="The GPU time shrinks to the launch time, so the speed-up is inflated.",
+        explanation=lazy("The GPU time shrinks to the launch time, so the speed-up is inflated."),
     ),
     NumberExercise(
         "04-no-warmup",
-        title="speed-up without warm-up",
+        title=lazy("speed-up without warm-up"),
         unit="x",
         target=_no_warmup_target,
         hints=(
-            "Without warm-up, the timed GPU call is the very first one.",
-            "Speed-up = CPU time ÷ the first GPU run's time.",
+            lazy("Without warm-up, the timed GPU call is the very first one."),
+            lazy("Speed-up = CPU time ÷ the first GPU run's time."),
         ),
-        explanation=f"{CPU_S} s ÷ {COLD_S} s = {CPU_S / COLD_S:.1f}×, instead of {CPU_S} ÷ {WARM_S} = "
-        f"{CPU_S / WARM_S:.0f}× when warmed up.",
+        explanation=lazy(
+            "{cpu_s} s ÷ {cold_s} s = {cold_speedup:.1f}×, instead of {cpu_s} ÷ {warm_s} = {warm_speedup:.0f}× "
+            "when warmed up.",
+            cpu_s=CPU_S,
+            cold_s=COLD_S,
+            cold_speedup=CPU_S / COLD_S,
+            warm_s=WARM_S,
+            warm_speedup=CPU_S / WARM_S,
+        ),
         code="from lessonkit.reference import single_runs\n\nrun = single_runs()[0]\n"
         f'answer = run["cpu_s"] / run["gpu_first_run_s"]   # {CPU_S / COLD_S:.1f}',
     ),
     # device-agnostic code
     ChoiceExercise(
         "04-device",
-        title="code that runs everywhere",
+        title=lazy("code that runs everywhere"),
         options={
             "A": 'device = torch.device("cuda")',
             "B": 'device = torch.device("cuda" if torch.cuda.is_available() else "cpu")',
@@ -234,43 +313,51 @@ EXERCISES: list[Exercise] = [
             "D": 'device = torch.device("mps" if torch.backends.mps.is_available() else "cuda")',
         },
         answer="C",
-        correct="try CUDA, then Apple's MPS, then fall back to the CPU: it runs everywhere and uses the GPU "
-        "wherever there is one. That is what `pick_device()` does.",
+        correct=lazy(
+            "try CUDA, then Apple's MPS, then fall back to the CPU: it runs everywhere and uses the GPU "
+            "wherever there is one. That is what `pick_device()` does.",
+        ),
         feedback={
-            "A": "on a Mac or a CPU-only laptop there is no CUDA, so the first tensor sent there raises an error.",
-            "B": "it runs everywhere, but on an Apple-silicon Mac it leaves the GPU (MPS) unused.",
-            "D": "on a CPU-only laptop it picks CUDA, which is not there, and fails.",
+            "A": lazy(
+                "on a Mac or a CPU-only laptop there is no CUDA, so the first tensor sent there raises an error."
+            ),
+            "B": lazy("it runs everywhere, but on an Apple-silicon Mac it leaves the GPU (MPS) unused."),
+            "D": lazy("on a CPU-only laptop it picks CUDA, which is not there, and fails."),
         },
         hints=(
-            "Try each snippet in your head on three machines: a Colab T4, an Apple-silicon Mac, a CPU-only laptop.",
-            "Which one never asks for a device that isn't there, and never skips a GPU that is?",
+            lazy(
+                "Try each snippet in your head on three machines: a Colab T4, an Apple-silicon Mac, a CPU-only laptop."
+            ),
+            lazy("Which one never asks for a device that isn't there, and never skips a GPU that is?"),
         ),
-        explanation="Test for CUDA, then MPS, and fall back to the CPU (lessonkit's pick_device()).",
+        explanation=lazy("Test for CUDA, then MPS, and fall back to the CPU (lessonkit's pick_device())."),
     ),
     # what fits
     WeightsExercise(
         "04-weights",
-        title="a 14B model in fp16, int8 and int4",
+        title=lazy("a 14B model in fp16, int8 and int4"),
         n_params=_MODEL_PARAMS,
         dtypes=("fp16", "int8", "int4"),
         hints=(
-            "Weight bytes = parameters × bytes per parameter.",
-            "fp16 takes 2 bytes, int8 1 byte, int4 half a byte (4 bits). Then ÷ 10**9 for GB.",
-            "In code: `weights_bytes(14e9, 'int4') / 1e9`, and likewise for the other two.",
+            lazy("Weight bytes = parameters × bytes per parameter."),
+            lazy("fp16 takes 2 bytes, int8 1 byte, int4 half a byte (4 bits). Then ÷ 10**9 for GB."),
+            lazy("In code: `weights_bytes(14e9, 'int4') / 1e9`, and likewise for the other two."),
         ),
-        explanation="14 × 10**9 parameters × 2, 1 and 0.5 bytes = 28, 14 and 7 GB.",
+        explanation=lazy("14 × 10**9 parameters × 2, 1 and 0.5 bytes = 28, 14 and 7 GB."),
         code="from lessonkit.vram import weights_bytes\n\n"
         "answer = {d: weights_bytes(14e9, d) / 1e9 for d in ('fp16', 'int8', 'int4')}",
     ),
     GpuSetExercise(
         "04-which-gpus",
-        title="which GPUs hold the 14B model in fp16",
+        title=lazy("which GPUs hold the 14B model in fp16"),
         options=_WHICH_GPUS,
         need_bytes=weights_bytes(_MODEL_PARAMS, "fp16"),
         hints=(
-            f"The model needs {weights_bytes(_MODEL_PARAMS, 'fp16') / GB:g} GB in fp16. Compare with each GPU's "
-            "memory in GB, not its name.",
-            "Turn each GPU's nvidia-smi MiB into GB: `find_gpu(key).usable_bytes / 1e9`.",
+            lazy(
+                "The model needs {need:g} GB in fp16. Compare with each GPU's memory in GB, not its name.",
+                need=weights_bytes(_MODEL_PARAMS, "fp16") / GB,
+            ),
+            lazy("Turn each GPU's nvidia-smi MiB into GB: `find_gpu(key).usable_bytes / 1e9`."),
         ),
         explanation=_which_gpus_explanation,
         code="from lessonkit.gpus import find_gpu\nfrom lessonkit.vram import weights_bytes\n\n"

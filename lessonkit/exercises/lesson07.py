@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from lessonkit.estimate import estimate, estimate_inference
 from lessonkit.exercises.kinds import ChoiceExercise, Exercise, NumberExercise, Target, Trap
+from lessonkit.i18n import _, lazy
 from lessonkit.models import find_model
 from lessonkit.units import GB, GIB
 
@@ -19,45 +20,72 @@ def _chat() -> tuple[int, int, int]:
 
 
 def _chat_target() -> Target:
+    """Question 1 of lesson 07: weights and KV cache of a long chat, in the language shown now."""
     weights, kv, total = _chat()
     c = LLAMA_8B
     return Target(
         (weights + kv) / GIB,
         rel_tol=0.01,
-        correct=f"weights {weights / GIB:.2f} GiB + KV cache {kv / GIB:.2f} GiB = {(weights + kv) / GIB:.2f} GiB. "
-        f"With the CUDA context and the temporary buffers the whole estimate is {total / GIB:.2f} GiB.",
+        correct=_(
+            "weights {weights:.2f} GiB + KV cache {kv:.2f} GiB = {both:.2f} GiB. "
+            "With the CUDA context and the temporary buffers the whole estimate is {total:.2f} GiB."
+        ).format(weights=weights / GIB, kv=kv / GIB, both=(weights + kv) / GIB, total=total / GIB),
         traps=(
-            Trap(weights / GIB, "that is the weights alone. Add the KV cache for every token of the conversation."),
+            Trap(
+                weights / GIB,
+                _("that is the weights alone. Add the KV cache for every token of the conversation."),
+            ),
             Trap(
                 (weights + kv * c.num_heads / c.num_kv_heads) / GIB,
-                f"that counts a key-value head for each of the {c.num_heads} query heads. Llama 3.1 has only "
-                f"{c.num_kv_heads} KV heads (grouped-query attention), so its cache is "
-                f"{c.num_heads // c.num_kv_heads} times smaller.",
+                _(
+                    "that counts a key-value head for each of the {heads} query heads. Llama 3.1 has only "
+                    "{kv_heads} KV heads (grouped-query attention), so its cache is "
+                    "{ratio} times smaller."
+                ).format(heads=c.num_heads, kv_heads=c.num_kv_heads, ratio=c.num_heads // c.num_kv_heads),
             ),
             Trap(
                 (weights + kv / 2) / GIB,
-                "that caches only the keys. The cache holds a key and a value for every token: the 2 in "
-                "2 × layers × kv_heads × head_dim × bytes.",
+                _(
+                    "that caches only the keys. The cache holds a key and a value for every token: the 2 in "
+                    "2 × layers × kv_heads × head_dim × bytes."
+                ),
             ),
             Trap(
                 total / GIB,
-                "that is the whole estimate, with the CUDA context and the temporary buffers. The question asks "
-                "for the weights and the KV cache only.",
+                _(
+                    "that is the whole estimate, with the CUDA context and the temporary buffers. The question asks "
+                    "for the weights and the KV cache only."
+                ),
             ),
-            Trap((2 * weights + 2 * kv) / GIB, "that uses 4 bytes per value, which is fp32. fp16 takes 2 bytes."),
+            Trap(
+                (2 * weights + 2 * kv) / GIB,
+                _("that uses 4 bytes per value, which is fp32. fp16 takes 2 bytes."),
+            ),
         ),
     )
 
 
 def _chat_explanation() -> str:
-    weights, kv, _ = _chat()
+    """The worked answer to question 1 of lesson 07, in the language shown now."""
+    weights, kv, _total = _chat()
     c = LLAMA_8B
     per_token = 2 * c.num_layers * c.num_kv_heads * c.head_dim * 2
-    return (
-        f"Weights: {c.n_params:,} parameters × 2 bytes = {weights:,} bytes = {weights / GIB:.2f} GiB. "
-        f"KV cache: 2 × {c.num_layers} layers × {c.num_kv_heads} KV heads × {c.head_dim} × 2 bytes = "
-        f"{per_token:,} bytes per token; × {CHAT_TOKENS:,} tokens = {kv / GIB:.2f} GiB. "
-        f"Together {(weights + kv) / GIB:.2f} GiB."
+    return _(
+        "Weights: {params:,} parameters × 2 bytes = {weights:,} bytes = {weights_gib:.2f} GiB. "
+        "KV cache: 2 × {layers} layers × {kv_heads} KV heads × {head_dim} × 2 bytes = "
+        "{per_token:,} bytes per token; × {tokens:,} tokens = {kv:.2f} GiB. "
+        "Together {both:.2f} GiB."
+    ).format(
+        params=c.n_params,
+        weights=weights,
+        weights_gib=weights / GIB,
+        layers=c.num_layers,
+        kv_heads=c.num_kv_heads,
+        head_dim=c.head_dim,
+        per_token=per_token,
+        tokens=CHAT_TOKENS,
+        kv=kv / GIB,
+        both=(weights + kv) / GIB,
     )
 
 
@@ -67,44 +95,69 @@ def _gemma() -> int:
 
 
 def _gemma_target() -> Target:
+    """Question 3 of lesson 07: Gemma 2 9B's need in GB, in the language shown now."""
     need = _gemma()
     return Target(
         need / GB,
         rel_tol=0.01,
-        correct=f"{need / GIB:.2f} GiB × 2**30 = {need:,} bytes = {need / GB:.2f} GB. Compare the need with a "
-        "listing in the same unit: a number in GiB looks about 7% smaller than the same memory in GB.",
+        correct=_(
+            "{gib:.2f} GiB × 2**30 = {need:,} bytes = {gb:.2f} GB. Compare the need with a "
+            "listing in the same unit: a number in GiB looks about 7% smaller than the same memory in GB."
+        ).format(gib=need / GIB, need=need, gb=need / GB),
         traps=(
             Trap(
                 need / GIB,
-                "that is the table's figure in GiB, unchanged. A GiB (2**30 bytes) is bigger than a GB "
-                "(10**9 bytes), so the same memory is a larger number of GB.",
+                _(
+                    "that is the table's figure in GiB, unchanged. A GiB (2**30 bytes) is bigger than a GB "
+                    "(10**9 bytes), so the same memory is a larger number of GB."
+                ),
             ),
             Trap(
                 need / GIB * GB / GIB,
-                "that converts the wrong way: it divides by 1.074 instead of multiplying. A GiB is bigger than a "
-                "GB, so the number of GB must come out larger.",
+                _(
+                    "that converts the wrong way: it divides by 1.074 instead of multiplying. A GiB is bigger than a "
+                    "GB, so the number of GB must come out larger."
+                ),
             ),
             Trap(
                 need / GIB * 1.024,
-                "that multiplies by 1024/1000 once. A GiB is 1024 × 1024 × 1024 bytes and a GB 1000 × 1000 × 1000: "
-                "the factor is 1.024 three times, 1.074.",
+                _(
+                    "that multiplies by 1024/1000 once. A GiB is 1024 × 1024 × 1024 bytes and a GB "
+                    "1000 × 1000 × 1000: the factor is 1.024 three times, 1.074."
+                ),
             ),
         ),
     )
 
 
+def _gemma_explanation() -> str:
+    """The worked answer to question 3 of lesson 07, in the language shown now."""
+    need = _gemma()
+    return _(
+        "{gib:.2f} GiB × 2**30 = {need:,} bytes; ÷ 10**9 = "
+        "{gb:.2f} GB. Always compare a need and a listing in the same unit."
+    ).format(gib=need / GIB, need=need, gb=need / GB)
+
+
 EXERCISES: list[Exercise] = [
     NumberExercise(
         "07-chat-memory",
-        title="weights + KV cache of a long chat",
+        title=lazy("weights + KV cache of a long chat"),
         unit="GiB",
         target=_chat_target,
         hints=(
-            "Two parts: the weights (parameters × 2 bytes in fp16) and the KV cache "
-            "(2 × layers × kv_heads × head_dim × 2 bytes per token, times the tokens).",
-            f"`print(find_model('llama-3.1-8b'))` shows the shape: {LLAMA_8B.num_layers} layers, "
-            f"{LLAMA_8B.num_kv_heads} KV heads of {LLAMA_8B.head_dim}. Or let lessonkit add it up: "
-            "`estimate_inference(...).breakdown` has a 'weights' and a 'kv_cache' entry, in bytes.",
+            lazy(
+                "Two parts: the weights (parameters × 2 bytes in fp16) and the KV cache "
+                "(2 × layers × kv_heads × head_dim × 2 bytes per token, times the tokens)."
+            ),
+            lazy(
+                "`print(find_model('llama-3.1-8b'))` shows the shape: {layers} layers, "
+                "{kv_heads} KV heads of {head_dim}. Or let lessonkit add it up: "
+                "`estimate_inference(...).breakdown` has a 'weights' and a 'kv_cache' entry, in bytes.",
+                layers=LLAMA_8B.num_layers,
+                kv_heads=LLAMA_8B.num_kv_heads,
+                head_dim=LLAMA_8B.head_dim,
+            ),
         ),
         explanation=_chat_explanation,
         code='est = estimate_inference("llama-3.1-8b", dtype="fp16", seq_len='
@@ -112,43 +165,50 @@ EXERCISES: list[Exercise] = [
     ),
     ChoiceExercise(
         "07-where-to-run",
-        title="where to run a small app",
+        title=lazy("where to run a small app"),
         options={
-            "A": "Buy an RTX 4090 and keep it in a server.",
-            "B": "Rent an H100 by the hour and keep it running.",
-            "C": "Google Colab's free T4.",
-            "D": "A serverless GPU.",
+            "A": lazy("Buy an RTX 4090 and keep it in a server."),
+            "B": lazy("Rent an H100 by the hour and keep it running."),
+            "C": lazy("Google Colab's free T4."),
+            "D": lazy("A serverless GPU."),
         },
         answer="D",
-        correct="a serverless GPU bills by the second while it answers, and nothing while it waits. The first "
-        "request after a quiet spell waits for a cold start, the few seconds of delay the app can accept.",
+        correct=lazy(
+            "a serverless GPU bills by the second while it answers, and nothing while it waits. The first "
+            "request after a quiet spell waits for a cold start, the few seconds of delay the app can accept."
+        ),
         feedback={
-            "A": "a card of your own is paid for up front, and this one would sit idle almost all day. Owning "
-            "pays off for someone who keeps a GPU busy every day.",
-            "B": "a rented GPU bills every hour it runs, busy or idle. And a 7B model does not need an 80 GB card.",
-            "C": "Colab is for notebooks you run by hand. Its sessions end and its free GPUs come with usage "
-            "limits, so it cannot serve an app around the clock.",
+            "A": lazy(
+                "a card of your own is paid for up front, and this one would sit idle almost all day. Owning "
+                "pays off for someone who keeps a GPU busy every day."
+            ),
+            "B": lazy(
+                "a rented GPU bills every hour it runs, busy or idle. And a 7B model does not need an 80 GB card."
+            ),
+            "C": lazy(
+                "Colab is for notebooks you run by hand. Its sessions end and its free GPUs come with usage "
+                "limits, so it cannot serve an app around the clock."
+            ),
         },
         hints=(
-            "How many hours a day is the GPU actually busy? Which option charges only for those?",
-            "Step 3 lists four ways to get a GPU. Which one suits bursty traffic, and what is its catch?",
+            lazy("How many hours a day is the GPU actually busy? Which option charges only for those?"),
+            lazy("Step 3 lists four ways to get a GPU. Which one suits bursty traffic, and what is its catch?"),
         ),
-        explanation="Traffic of a few requests at unpredictable times is what serverless GPUs are for: pay per "
-        "second of work, nothing while idle, at the cost of a cold start after a pause.",
+        explanation=lazy(
+            "Traffic of a few requests at unpredictable times is what serverless GPUs are for: pay per "
+            "second of work, nothing while idle, at the cost of a cold start after a pause."
+        ),
     ),
     NumberExercise(
         "07-gib-to-gb",
-        title=f"{GEMMA_9B.name}'s need in GB",
+        title=lazy("{name}'s need in GB", name=GEMMA_9B.name),
         unit="GB",
         target=_gemma_target,
         hints=(
-            "The table's figure is in GiB: 1 GiB = 2**30 bytes. Turn it into bytes first, then divide by 10**9.",
-            'Or ask lessonkit: `estimate("gemma-2-9b", "inference", "fp16").total` is in bytes.',
+            lazy("The table's figure is in GiB: 1 GiB = 2**30 bytes. Turn it into bytes first, then divide by 10**9."),
+            lazy('Or ask lessonkit: `estimate("gemma-2-9b", "inference", "fp16").total` is in bytes.'),
         ),
-        explanation=lambda: (
-            f"{_gemma() / GIB:.2f} GiB × 2**30 = {_gemma():,} bytes; ÷ 10**9 = "
-            f"{_gemma() / GB:.2f} GB. Always compare a need and a listing in the same unit."
-        ),
+        explanation=_gemma_explanation,
         code='answer = estimate("gemma-2-9b", "inference", "fp16").total / 1e9   # GB',
     ),
 ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from lessonkit.estimate.choices import TRAINING_RECIPES
 from lessonkit.exercises.kinds import ChoiceExercise, Exercise, NumberExercise, Target, Trap
+from lessonkit.i18n import _, lazy
 from lessonkit.units import DTYPE_BYTES, GB, GIB
 
 
@@ -35,61 +36,80 @@ _MICRO_BATCHES = WANTED_BATCH // FITS
 
 
 def _accumulation_target() -> Target:
+    """Question 1 of lesson 08: micro-batches for an effective batch of 256, in the language shown now."""
     return Target(
         float(_MICRO_BATCHES),
         rel_tol=0.001,
-        correct=f"{WANTED_BATCH} ÷ {FITS} = {_MICRO_BATCHES} micro-batches, each loss divided by "
-        f"{_MICRO_BATCHES}, then one optimizer step. Memory: a batch of {FITS}. Price: {_MICRO_BATCHES} "
-        "small passes take longer than one big one would.",
+        correct=_(
+            "{wanted} ÷ {fits} = {micro} micro-batches, each loss divided by "
+            "{micro}, then one optimizer step. Memory: a batch of {fits}. Price: {micro} "
+            "small passes take longer than one big one would."
+        ).format(wanted=WANTED_BATCH, fits=FITS, micro=_MICRO_BATCHES),
         traps=(
             Trap(
                 float(WANTED_BATCH * FITS),
-                f"that multiplies the two batch sizes. Each micro-batch holds {FITS} examples: how many "
-                f"of them make {WANTED_BATCH}?",
+                _(
+                    "that multiplies the two batch sizes. Each micro-batch holds {fits} examples: how many "
+                    "of them make {wanted}?"
+                ).format(fits=FITS, wanted=WANTED_BATCH),
             ),
-            Trap(FITS / WANTED_BATCH, "that divides the wrong way round: the big batch by the small one."),
+            Trap(FITS / WANTED_BATCH, _("that divides the wrong way round: the big batch by the small one.")),
             Trap(
                 float(_MICRO_BATCHES - 1),
-                f"the first micro-batch counts too: {_MICRO_BATCHES - 1} more after it make "
-                f"{_MICRO_BATCHES} in all, and the step comes after the last.",
+                _(
+                    "the first micro-batch counts too: {more} more after it make "
+                    "{micro} in all, and the step comes after the last."
+                ).format(more=_MICRO_BATCHES - 1, micro=_MICRO_BATCHES),
             ),
         ),
     )
 
 
 def _mixed_target() -> Target:
+    """Question 2 of lesson 08: model states of a 3B model in mixed precision, in the language shown now."""
     w, g, m, s = (_MIXED[k] for k in ("weights", "gradients", "master", "moments"))
     return Target(
         _MIXED_GB,
         rel_tol=0.02,
-        correct=f"{w:g} (bf16 weights) + {g:g} (bf16 gradients) + {m:g} (fp32 master copy) + {s:g} "
-        f"(two fp32 AdamW moments) = {_MIXED_PER_PARAM:g} bytes per parameter; × 3 × 10**9 = "
-        f"{_MIXED_GB:g} GB, before activations. The same as plain fp32: mixed precision saves activation "
-        "memory and time, not model-state memory.",
+        correct=_(
+            "{w:g} (bf16 weights) + {g:g} (bf16 gradients) + {m:g} (fp32 master copy) + {s:g} "
+            "(two fp32 AdamW moments) = {per_param:g} bytes per parameter; × 3 × 10**9 = "
+            "{gb:g} GB, before activations. The same as plain fp32: mixed precision saves activation "
+            "memory and time, not model-state memory."
+        ).format(w=w, g=g, m=m, s=s, per_param=_MIXED_PER_PARAM, gb=_MIXED_GB),
         traps=(
             Trap(
                 MIXED_PARAMS * (w + g + s) / GB,
-                "that forgets the fp32 master copy of the weights: 4 more bytes per parameter, which "
-                "mixed precision keeps so that small updates are not lost.",
+                _(
+                    "that forgets the fp32 master copy of the weights: 4 more bytes per parameter, which "
+                    "mixed precision keeps so that small updates are not lost."
+                ),
             ),
-            Trap(_MIXED_GB * GB / GIB, "that is in GiB (2**30 bytes); the question asks for GB (10**9 bytes)."),
+            Trap(
+                _MIXED_GB * GB / GIB,
+                _("that is in GiB (2**30 bytes); the question asks for GB (10**9 bytes)."),
+            ),
             Trap(
                 MIXED_PARAMS * w / GB,
-                "that is the bf16 weights alone. Training also keeps gradients, "
-                "an fp32 master copy and AdamW's two moments.",
+                _(
+                    "that is the bf16 weights alone. Training also keeps gradients, "
+                    "an fp32 master copy and AdamW's two moments."
+                ),
             ),
             Trap(
                 MIXED_PARAMS * (w + g) / GB,
-                "that is the bf16 weights and gradients. Add the fp32 master copy and AdamW's two fp32 moments.",
+                _("that is the bf16 weights and gradients. Add the fp32 master copy and AdamW's two fp32 moments."),
             ),
             Trap(
                 MIXED_PARAMS * s / GB,
-                "that is AdamW's two moments alone. The weights, the gradients and the master copy come on top.",
+                _("that is AdamW's two moments alone. The weights, the gradients and the master copy come on top."),
             ),
             Trap(
                 MIXED_PARAMS * (2 * DTYPE_BYTES["fp32"] + m + s) / GB,
-                "that keeps the weights and gradients in fp32 as "
-                "well as the master copy. In mixed precision they are bf16: 2 bytes each.",
+                _(
+                    "that keeps the weights and gradients in fp32 as "
+                    "well as the master copy. In mixed precision they are bf16: 2 bytes each."
+                ),
             ),
         ),
     )
@@ -98,60 +118,94 @@ def _mixed_target() -> Target:
 EXERCISES: list[Exercise] = [
     NumberExercise(
         "08-accumulation",
-        title="micro-batches for an effective batch of 256",
+        title=lazy("micro-batches for an effective batch of 256"),
         unit="",
         target=_accumulation_target,
         hints=(
-            "Each micro-batch holds as many examples as fit in memory at once. How many make the batch you want?",
-            f"Divide the batch you want by the batch that fits: {WANTED_BATCH} ÷ {FITS}.",
+            lazy("Each micro-batch holds as many examples as fit in memory at once. How many make the batch you want?"),
+            lazy(
+                "Divide the batch you want by the batch that fits: {wanted} ÷ {fits}.", wanted=WANTED_BATCH, fits=FITS
+            ),
         ),
-        explanation=f"{WANTED_BATCH} ÷ {FITS} = {_MICRO_BATCHES}. Run {_MICRO_BATCHES} micro-batches through "
-        f"forward and backward, dividing each loss by {_MICRO_BATCHES} so the summed gradient is the "
-        f"average over all {WANTED_BATCH}; then one `optimizer.step()` and one `optimizer.zero_grad()` (Step 3).",
-        code=f"answer = {WANTED_BATCH} // {FITS}   # {_MICRO_BATCHES} micro-batches; divide each loss by this too",
+        explanation=lazy(
+            "{wanted} ÷ {fits} = {micro}. Run {micro} micro-batches through "
+            "forward and backward, dividing each loss by {micro} so the summed gradient is the "
+            "average over all {wanted}; then one `optimizer.step()` and one `optimizer.zero_grad()` (Step 3).",
+            wanted=WANTED_BATCH,
+            fits=FITS,
+            micro=_MICRO_BATCHES,
+        ),
+        code=lazy(
+            "answer = {wanted} // {fits}   # {micro} micro-batches; divide each loss by this too",
+            wanted=WANTED_BATCH,
+            fits=FITS,
+            micro=_MICRO_BATCHES,
+        ),
     ),
     NumberExercise(
         "08-mixed-3b",
-        title="model states of a 3B model in mixed precision",
+        title=lazy("model states of a 3B model in mixed precision"),
         unit="GB",
         target=_mixed_target,
         hints=(
-            "List what mixed precision keeps for every parameter: 16-bit weights and gradients, and what in fp32?",
-            "bf16 weights 2 + bf16 gradients 2 + fp32 master copy 4 + two fp32 AdamW moments 8 bytes. "
-            "Multiply by 3 × 10**9 and divide by 10**9 for GB.",
+            lazy(
+                "List what mixed precision keeps for every parameter: 16-bit weights and gradients, and what in fp32?"
+            ),
+            lazy(
+                "bf16 weights 2 + bf16 gradients 2 + fp32 master copy 4 + two fp32 AdamW moments 8 bytes. "
+                "Multiply by 3 × 10**9 and divide by 10**9 for GB."
+            ),
         ),
-        explanation=f"{_MIXED_PER_PARAM:g} bytes per parameter × 3 × 10**9 parameters = {_MIXED_GB:g} GB "
-        f"({_MIXED_GB * GB / GIB:.1f} GiB), before any activation. Step 1 measured the same "
-        f"{_MIXED_PER_PARAM:g} bytes for plain fp32 (4 + 4 + 8).",
-        code="bytes_per_param = 2 + 2 + 4 + 4 + 4   # bf16 weights, bf16 gradients, fp32 master copy, two moments\n"
-        f"answer = 3e9 * bytes_per_param / 1e9   # {_MIXED_GB:g} GB",
+        explanation=lazy(
+            "{per_param:g} bytes per parameter × 3 × 10**9 parameters = {gb:g} GB "
+            "({gib:.1f} GiB), before any activation. Step 1 measured the same "
+            "{per_param:g} bytes for plain fp32 (4 + 4 + 8).",
+            per_param=_MIXED_PER_PARAM,
+            gb=_MIXED_GB,
+            gib=_MIXED_GB * GB / GIB,
+        ),
+        code=lazy(
+            "bytes_per_param = 2 + 2 + 4 + 4 + 4   # bf16 weights, bf16 gradients, fp32 master copy, two moments\n"
+            "answer = 3e9 * bytes_per_param / 1e9   # {gb:g} GB",
+            gb=_MIXED_GB,
+        ),
     ),
     ChoiceExercise(
         "08-less-than-half",
-        title="why mixed precision kept more than half",
+        title=lazy("why mixed precision kept more than half"),
         options={
-            "A": "autocast also keeps 16-bit copies of the weights for the backward pass.",
-            "B": "bf16 numbers are stored in 4 bytes on a CPU, so part of the saving is lost.",
-            "C": "The gradient scaler keeps a scaled copy of every activation.",
-            "D": "The count included AdamW's two moments, which stay fp32.",
+            "A": lazy("autocast also keeps 16-bit copies of the weights for the backward pass."),
+            "B": lazy("bf16 numbers are stored in 4 bytes on a CPU, so part of the saving is lost."),
+            "C": lazy("The gradient scaler keeps a scaled copy of every activation."),
+            "D": lazy("The count included AdamW's two moments, which stay fp32."),
         },
         answer="A",
-        correct="the activations themselves halved; the extra 16-bit weight copies are what kept the total "
-        "above half. With a real model's large batches and long sequences the activations dominate, and the "
-        "saving nears 2×.",
+        correct=lazy(
+            "the activations themselves halved; the extra 16-bit weight copies are what kept the total "
+            "above half. With a real model's large batches and long sequences the activations dominate, and the "
+            "saving nears 2×."
+        ),
         feedback={
-            "B": "a bf16 number takes 2 bytes on every device, a CPU included; Step 2 listed what was kept by dtype.",
-            "C": "the gradient scaler only multiplies the loss, and it was switched off on the CPU. It keeps "
-            "no activations.",
-            "D": "`SavedActivations` counts only what autograd saves for the backward pass. The optimizer "
-            "state is not in that count.",
+            "B": lazy(
+                "a bf16 number takes 2 bytes on every device, a CPU included; Step 2 listed what was kept by dtype."
+            ),
+            "C": lazy(
+                "the gradient scaler only multiplies the loss, and it was switched off on the CPU. It keeps "
+                "no activations."
+            ),
+            "D": lazy(
+                "`SavedActivations` counts only what autograd saves for the backward pass. The optimizer "
+                "state is not in that count."
+            ),
         },
         hints=(
-            "Read the dtypes of what was kept in Step 2's table. Is it all activations?",
-            "What does the backward pass of a 16-bit matrix multiplication need besides its input?",
+            lazy("Read the dtypes of what was kept in Step 2's table. Is it all activations?"),
+            lazy("What does the backward pass of a 16-bit matrix multiplication need besides its input?"),
         ),
-        explanation="Under autocast the forward pass casts each weight to 16 bits, and autograd keeps that "
-        "copy for the backward pass. So the kept total is 16-bit activations plus 16-bit weight copies. "
-        "With a real model's batches and sequences the activations dominate and the saving approaches 2×.",
+        explanation=lazy(
+            "Under autocast the forward pass casts each weight to 16 bits, and autograd keeps that "
+            "copy for the backward pass. So the kept total is 16-bit activations plus 16-bit weight copies. "
+            "With a real model's batches and sequences the activations dominate and the saving approaches 2×."
+        ),
     ),
 ]

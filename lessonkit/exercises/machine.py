@@ -12,6 +12,7 @@ import torch
 
 from lessonkit.device import device_memory, pick_device
 from lessonkit.gpus import find_gpu
+from lessonkit.i18n import _
 from lessonkit.reference import single_runs
 from lessonkit.timing import benchmark
 from lessonkit.vram import format_bytes
@@ -33,21 +34,25 @@ def recorded_seconds() -> tuple[float, float, float]:
 
 
 def memory_here() -> tuple[int, str, bool]:
-    """The GPU memory to judge against: (bytes, its source, whether it is the T4 fallback) (lesson 04)."""
+    """The GPU memory to judge against: (bytes, its source, whether it is the T4 fallback) (lesson 04).
+
+    The source is a phrase in the current language, for verdicts such as 'Checked against ...'.
+    """
     device = pick_device()
-    reason = "no GPU was found here"
+    reason = _("no GPU was found here")
     if device.type in ("cuda", "mps"):
         memory = device_memory(device)
         if memory.total_bytes:
-            how = "as CUDA reports it" if device.type == "cuda" else "the most PyTorch recommends the Mac's GPU use"
-            return (
-                memory.total_bytes,
-                f"this machine's {memory.name}: {format_bytes(memory.total_bytes, 'GiB', 2)}, {how}",
-                False,
-            )
-        reason = "this PyTorch cannot report the Mac GPU's memory"
+            size = format_bytes(memory.total_bytes, "GiB", 2)
+            if device.type == "cuda":
+                where = _("this machine's {gpu}: {size}, as CUDA reports it")
+            else:
+                where = _("this machine's {gpu}: {size}, the most PyTorch recommends the Mac's GPU use")
+            return memory.total_bytes, where.format(gpu=memory.name, size=size), False
+        reason = _("this PyTorch cannot report the Mac GPU's memory")
     t4 = find_gpu(FALLBACK_GPU)
-    return t4.usable_bytes, f"a Colab T4's {t4.memory_mib_smi} MiB (nvidia-smi), because {reason}", True
+    where = _("a Colab T4's {mib} MiB (nvidia-smi), because {reason}").format(mib=t4.memory_mib_smi, reason=reason)
+    return t4.usable_bytes, where, True
 
 
 def ram_here() -> int | None:

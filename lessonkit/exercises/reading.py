@@ -13,6 +13,7 @@ from numbers import Real
 from typing import Any
 
 from lessonkit._checks import THOUSANDS
+from lessonkit.i18n import _
 from lessonkit.units import BYTE_UNITS
 
 
@@ -30,7 +31,7 @@ def describe_answer(answer: Any) -> str:
     try:
         text = repr(answer)
     except Exception:  # noqa: BLE001 - a learner's object whose __repr__ is broken
-        return f"a {type(answer).__name__} that cannot be shown"
+        return _("a {type} that cannot be shown").format(type=type(answer).__name__)
     if len(text) > 60:
         text = text[:57] + "..."
     return f"{type(answer).__name__} {text}"
@@ -52,18 +53,28 @@ def read_number(answer: Any, expected: str) -> tuple[float, str]:
     Raises Unreadable, whose message names `expected`, for anything that is not a finite number.
     """
     if isinstance(answer, bool):
-        raise Unreadable(f"I expected {expected}, but got {answer!r}, which is a yes/no value.")
+        raise Unreadable(
+            _("I expected {expected}, but got {answer!r}, which is a yes/no value.").format(
+                expected=expected, answer=answer
+            )
+        )
     if isinstance(answer, str):
         text = answer.strip().replace("\u2009", " ").replace("\u00a0", " ")
         match = _NUMBER.match(text)
         if not match:
-            raise Unreadable(f"I expected {expected}, but could not find a number at the start of {answer!r}.")
+            raise Unreadable(
+                _("I expected {expected}, but could not find a number at the start of {answer!r}.").format(
+                    expected=expected, answer=answer
+                )
+            )
         number, rest = match.groups()
         if "," in number:
             if not _THOUSANDS.match(number):
                 raise Unreadable(
-                    f"I could not read {number!r} as a number: write decimals with a point (16.1, not 16,1); "
-                    "commas are fine only between groups of three digits (16,106,127,360)."
+                    _(
+                        "I could not read {number!r} as a number: write decimals with a point (16.1, not 16,1); "
+                        "commas are fine only between groups of three digits (16,106,127,360)."
+                    ).format(number=number)
                 )
             number = number.replace(",", "")
         value = float(number)
@@ -72,7 +83,11 @@ def read_number(answer: Any, expected: str) -> tuple[float, str]:
         # numpy arrays and scalars, torch tensors: one rule for both, whatever the shape or requires_grad
         size = answer.numel() if callable(getattr(answer, "numel", None)) else getattr(answer, "size", None)
         if size != 1:
-            raise Unreadable(f"I expected {expected}, got {describe_answer(answer)}: give one number.")
+            raise Unreadable(
+                _("I expected {expected}, got {got}: give one number.").format(
+                    expected=expected, got=describe_answer(answer)
+                )
+            )
         return read_number(answer.item(), expected)
     elif isinstance(answer, Real) or (hasattr(answer, "__float__") and not isinstance(answer, _COLLECTIONS)):
         try:  # also numpy scalars and one-element torch tensors; warnings (numpy's deprecations) count as failures
@@ -80,13 +95,23 @@ def read_number(answer: Any, expected: str) -> tuple[float, str]:
                 warnings.simplefilter("error")
                 value, unit = float(answer), ""
         except OverflowError:
-            raise Unreadable(f"I expected {expected}, got a number too large to work with.") from None
+            raise Unreadable(
+                _("I expected {expected}, got a number too large to work with.").format(expected=expected)
+            ) from None
         except Exception:  # a many-element tensor or array: float() refuses, in various ways
-            raise Unreadable(f"I expected {expected}, got {describe_answer(answer)}: give one number.") from None
+            raise Unreadable(
+                _("I expected {expected}, got {got}: give one number.").format(
+                    expected=expected, got=describe_answer(answer)
+                )
+            ) from None
     else:
-        raise Unreadable(f"I expected {expected}, got {describe_answer(answer)}.")
+        raise Unreadable(_("I expected {expected}, got {got}.").format(expected=expected, got=describe_answer(answer)))
     if not math.isfinite(value):
-        raise Unreadable(f"I expected {expected}, got {value!r}, which is not a finite number.")
+        raise Unreadable(
+            _("I expected {expected}, got {value!r}, which is not a finite number.").format(
+                expected=expected, value=value
+            )
+        )
     return value, unit
 
 
@@ -101,12 +126,19 @@ def read_memory(answer: Any, unit: str) -> tuple[float, str | None]:
     A bare number is taken to be in `unit`. A different memory unit is returned so the exercise
     can explain it; anything else after the number is Unreadable.
     """
-    name = "bytes" if unit == "B" else unit
-    value, words = read_number(answer, f"a number of {name}, such as 12.5 or '12.5 {unit}'")
+    if unit == "B":
+        expected = _("a number of bytes, such as 12.5 or '12.5 {unit}'").format(unit=unit)
+    else:
+        expected = _("a number of {unit}, such as 12.5 or '12.5 {unit}'").format(unit=unit)
+    value, words = read_number(answer, expected)
     if not words:
         return value, None
     if words not in _MEMORY_WORDS:
-        raise Unreadable(f"I could read the number {value:g}, but not the unit {words!r}: answer in {unit}.")
+        raise Unreadable(
+            _("I could read the number {value:g}, but not the unit {words!r}: answer in {unit}.").format(
+                value=value, words=words, unit=unit
+            )
+        )
     return value, _MEMORY_WORDS[words]
 
 
@@ -118,19 +150,29 @@ def read_billions(answer: Any) -> tuple[float, str]:
 
     Returns (billions, a note saying how a raw count was read, or '').
     """
-    value, words = read_number(answer, "a number of billions of parameters, such as 7.5 or '7.5B'")
+    value, words = read_number(answer, _("a number of billions of parameters, such as 7.5 or '7.5B'"))
     if words and words not in _BILLION_WORDS:
-        raise Unreadable(f"I could read the number {value:g}, but not {words!r}: answer in billions, e.g. '7.5B'.")
+        raise Unreadable(
+            _("I could read the number {value:g}, but not {words!r}: answer in billions, e.g. '7.5B'.").format(
+                value=value, words=words
+            )
+        )
     if not words and value >= 1e6:  # a raw parameter count
-        return value / 1e9, f" (I read {value:,.0f} parameters as {value / 1e9:.3g} billion.)"
+        return value / 1e9, _(" (I read {value:,.0f} parameters as {billions:.3g} billion.)").format(
+            value=value, billions=value / 1e9
+        )
     return value, ""
 
 
 def read_ratio(answer: Any) -> float:
     """Read a speed-up such as 22.4, '22x', '22×' or '22 times' (lesson 04)."""
-    value, words = read_number(answer, "a speed-up, a number such as 12.5 or '12.5x'")
+    value, words = read_number(answer, _("a speed-up, a number such as 12.5 or '12.5x'"))
     if words not in ("", "x", "×", "times", "times faster"):
-        raise Unreadable(f"I could read the number {value:g}, but not {words!r}: give the speed-up as a number.")
+        raise Unreadable(
+            _("I could read the number {value:g}, but not {words!r}: give the speed-up as a number.").format(
+                value=value, words=words
+            )
+        )
     return value
 
 
@@ -138,9 +180,13 @@ def read_choice(answer: Any, letters: str) -> str:
     """Read a multiple-choice answer such as 'B', 'b', '(b)' or 'B) ...' (lesson 04)."""
     allowed = ", ".join(f"'{letter}'" for letter in letters)
     if not isinstance(answer, str):
-        raise Unreadable(f"I expected one letter as a string, one of {allowed}, got {describe_answer(answer)}.")
+        raise Unreadable(
+            _("I expected one letter as a string, one of {allowed}, got {got}.").format(
+                allowed=allowed, got=describe_answer(answer)
+            )
+        )
     match = re.match(r"^\s*\(?\s*([A-Za-z])\s*(?:[).:]|$)", answer)
     letter = match.group(1).upper() if match else None
     if letter is None or letter not in letters:
-        raise Unreadable(f"I expected one of {allowed}, got {answer!r}.")
+        raise Unreadable(_("I expected one of {allowed}, got {answer!r}.").format(allowed=allowed, answer=answer))
     return letter

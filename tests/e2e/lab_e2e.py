@@ -15,6 +15,12 @@ math carries the cell tag `allow-math`), on markdown or HTML showing as text, an
 or anchor that does not exist, and names the lesson, the cell id and what the reader sees. A
 throw-away notebook with each defect planted proves that each is caught, in JupyterLab and in a handout.
 
+The Chinese editions (issue 16): their lessons and handouts go through the same reading checks; in
+JupyterLab each edition's lesson 01 is run, one answer is typed into its answer cell, and the check's
+feedback must be lessonkit's in that language; each edition's PDFs must embed the Noto Sans CJK face of
+its own script (SC or TC) and no other, and every character of its handouts must have a glyph in an
+installed font (no missing-glyph boxes); screenshots go to dist/e2e/ as well.
+
 Not part of `make test` (the file name does not start with test_): `make e2e` builds the handouts,
 then runs `CHROMIUM=/usr/bin/chromium python -m pytest tests/e2e/lab_e2e.py -v`.
 
@@ -85,6 +91,12 @@ LAB_SETTINGS = {
     # no news or update checks: this machine has no network
     "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {"fetchNews": "false", "checkForUpdates": False},
 }
+
+
+CHINESE = ("zh-Hans", "zh-Hant")
+FEEDBACK_LESSON = "01_find_your_gpu.ipynb"  # its Check yourself: the Chinese feedback test answers one question
+FEEDBACK_EXERCISE, FEEDBACK_ANSWER = "01-t4-gb", "15"  # 15360 MiB in GB answered in GiB: a named slip
+CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 def widget_lesson() -> Path:
@@ -163,6 +175,9 @@ def lab(tmp_path_factory: pytest.TempPathFactory, target: Path):
     root = home / "root"
     (root / "notebooks").mkdir(parents=True)
     shutil.copy(target, root / "notebooks" / target.name)  # lessons are never written to by the test
+    for language in CHINESE:  # the Chinese editions' lesson 01, for the feedback test
+        (root / "notebooks" / language).mkdir()
+        shutil.copy(ROOT / "notebooks" / language / FEEDBACK_LESSON, root / "notebooks" / language / FEEDBACK_LESSON)
     settings = home / "settings"
     for name, values in LAB_SETTINGS.items():
         file = settings / name
@@ -396,8 +411,26 @@ HANDOUT_FILES = [
 ]
 
 
+# The Chinese editions' handouts (make handouts builds them from the stored outputs): dist/handouts/zh-*/.
+ZH_HANDOUT_FILES = [
+    HANDOUTS / language / edition / f"{lesson.stem}.html"
+    for language in ("zh-Hans", "zh-Hant")
+    for edition in handouts.EDITIONS
+    for lesson in handouts.lessons(ROOT, language)
+    if (HANDOUTS / language / edition / f"{lesson.stem}.html").is_file()
+]
+
+
 def handout_id(path: Path) -> str:
-    return f"{path.parent.name}/{path.name}"
+    language = path.parent.parent.name
+    return f"{language + '/' if language in ('zh-Hans', 'zh-Hant') else ''}{path.parent.name}/{path.name}"
+
+
+def handout_source(path: Path) -> Path:
+    """The notebook a handout was made from: notebooks/NN.ipynb, or notebooks/<language>/NN.ipynb."""
+    language = path.parent.parent.name
+    folder = ROOT / "notebooks" / language if language in ("zh-Hans", "zh-Hant") else ROOT / "notebooks"
+    return folder / f"{path.stem}.ipynb"
 
 
 CHECK_PAGE = """() => {
@@ -431,13 +464,14 @@ def test_handouts_were_built_for_every_lesson():
     assert (HANDOUTS / "index.html").is_file()
 
 
-@pytest.mark.parametrize("path", HANDOUT_FILES, ids=handout_id)
+@pytest.mark.parametrize("path", HANDOUT_FILES + ZH_HANDOUT_FILES, ids=handout_id)
 def test_handout_is_offline_and_its_plots_are_visible(browser_context, path: Path):
     page, asked = open_offline(browser_context, path)
     try:
         found = page.evaluate(CHECK_PAGE)
         assert not asked, f"{path.name} asked the network for {asked}"
-        assert "outputs" in found["banner"], "the banner says where the outputs came from"
+        words = ("outputs", "输出", "輸出")
+        assert any(w in found["banner"] for w in words), "the banner says where the outputs came from"
         for image in found["images"]:
             assert image["complete"] and image["width"] > 0 and image["shown"] > 50, f"a plot is not visible: {image}"
         assert all(width > 0 for width in found["maths"]), "a formula has no width"
@@ -445,9 +479,9 @@ def test_handout_is_offline_and_its_plots_are_visible(browser_context, path: Pat
         plots = page.locator(".jp-OutputArea-output img")
         if plots.count():
             plots.first.scroll_into_view_if_needed()
-            page.screenshot(path=str(SHOTS / f"handout_{path.parent.name}_{path.stem}_plot.png"))
+            page.screenshot(path=str(SHOTS / f"handout_{handout_id(path).replace('/', '_')}_plot.png"))
         else:
-            page.screenshot(path=str(SHOTS / f"handout_{path.parent.name}_{path.stem}.png"))
+            page.screenshot(path=str(SHOTS / f"handout_{handout_id(path).replace('/', '_')}.png"))
     finally:
         page.close()
 
@@ -554,7 +588,8 @@ def test_course_pdf_has_a_cover_and_every_lesson(edition: str):
 
 # --- every lesson as a reader sees it (issue 12) -------------------------------------------------------
 
-LESSONS = handouts.lessons(ROOT)  # whatever notebooks/NN_*.ipynb holds when the tests are collected
+# whatever notebooks/NN_*.ipynb and the editions' notebooks/zh-*/NN_*.ipynb hold when the tests are collected
+LESSONS = handouts.lessons(ROOT) + [p for language in CHINESE for p in handouts.lessons(ROOT, language)]
 SENTINEL_ID = "reader-check-sentinel"
 # The last cell of each copy JupyterLab renders: a formula, so that the test knows MathJax has typeset
 # the page (JupyterLab loads MathJax on the first formula and typesets cell by cell, in order).
@@ -688,14 +723,17 @@ def read_lessons(lab, reader):
     read = {}
     started = time.monotonic()
     for lesson in LESSONS:
-        cells, ids = read_in_lab(reader, lab, lesson, "read/notebooks")
+        folder = "read/notebooks" if lesson.parent.name == "notebooks" else f"read/notebooks/{lesson.parent.name}"
+        cells, ids = read_in_lab(reader, lab, lesson, folder)
         anchors.add(lesson, ids)
         read[lesson] = cells
     print(f"\nrendered {len(LESSONS)} lessons in JupyterLab in {time.monotonic() - started:.0f} s")
     return read, anchors
 
 
-@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "lesson", LESSONS, ids=lambda p: p.name if p.parent.name == "notebooks" else f"{p.parent.name}/{p.name}"
+)
 def test_lesson_reads_as_meant_in_jupyterlab(read_lessons, lesson: Path):
     read, anchors = read_lessons
     found = reader_check.problems(lesson.name, lesson, read[lesson], anchors)
@@ -703,9 +741,9 @@ def test_lesson_reads_as_meant_in_jupyterlab(read_lessons, lesson: Path):
     assert not found, f"{lesson.name} as JupyterLab renders it:\n{reader_check.report(found)}"
 
 
-@pytest.mark.parametrize("path", HANDOUT_FILES, ids=handout_id)
+@pytest.mark.parametrize("path", HANDOUT_FILES + ZH_HANDOUT_FILES, ids=handout_id)
 def test_handout_reads_as_meant(browser_context, path: Path):
-    source = ROOT / "notebooks" / f"{path.stem}.ipynb"
+    source = handout_source(path)
     if not source.is_file():
         pytest.skip(f"{path.name} is left from an earlier build: notebooks/{source.name} is gone")
     cells, found = read_handout(browser_context, path, nbformat.read(source, as_version=4))
@@ -828,3 +866,159 @@ def test_planted_defects_are_caught_in_a_handout(browser_context, planted: Path,
     print(f"\nhandout, planted defects:\n{reader_check.report(found)}")
     assert {c.cell_id for c in cells} == {row[0] for row in PLANTED}
     assert _caught(found) == _expected(4)
+
+
+# --- the Chinese editions (issue 16) ----------------------------------------------------------------
+
+
+def _cell_index(nb: nbformat.NotebookNode, exercise: str) -> int:
+    """The index of the `answer = ...` cell just before the check cell of `exercise`."""
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type == "code" and f'EXERCISES["{exercise}"]' in cell.source:
+            assert nb.cells[index - 1].source.strip() == "answer = ...", "the answer cell comes just before"
+            return index - 1
+    raise AssertionError(f"no check cell of {exercise}")
+
+
+def expected_feedback(language: str, exercise: str, answer: str) -> str:
+    """What lessonkit says, in `language`, to `answer`: computed here, in the test's own process."""
+    import lessonkit
+    from lessonkit.exercises import EXERCISES
+
+    lessonkit.set_language(language)
+    try:
+        return EXERCISES[exercise].check(eval(answer), record=False).message
+    finally:
+        lessonkit.set_language("en")
+
+
+@pytest.mark.parametrize("language", CHINESE)
+def test_exercise_feedback_speaks_the_editions_language_in_jupyterlab(lab, browser_context, language: str):
+    """Run the edition's lesson 01, answer one question wrongly by typing in the cell, and read the feedback."""
+    served = f"notebooks/{language}/{FEEDBACK_LESSON}"
+    nb = nbformat.read(ROOT / served, as_version=4)
+    answer_cell = _cell_index(nb, FEEDBACK_EXERCISE)
+    page = browser_context.new_page()
+    try:
+        page.goto(f"{lab['base']}/lab/tree/{served}?token={lab['token']}")
+        page.wait_for_selector(".jp-Notebook .jp-CodeCell", timeout=60_000)
+        wait_until_idle(page)
+        page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
+        page.locator("li.lm-Menu-item[data-command='runmenu:run-all']").click()
+        page.wait_for_timeout(1000)
+        wait_until_idle(page)
+        lab["kernels"].update(children_of(lab["pid"]))
+        cells = page.locator(".jp-Notebook .jp-Cell")
+        editor = cells.nth(answer_cell).locator(".cm-content")
+        editor.scroll_into_view_if_needed()
+        editor.click()
+        page.keyboard.press("Control+a")
+        page.keyboard.type(f"answer = {FEEDBACK_ANSWER}")
+        page.keyboard.press("Shift+Enter")  # runs the answer cell and moves to the check cell
+        page.keyboard.press("Shift+Enter")  # runs the check cell
+        page.wait_for_timeout(500)
+        wait_until_idle(page)
+        shown = cells.nth(answer_cell + 1).locator(".jp-Cell-outputArea").inner_text()
+        cells.nth(answer_cell + 1).scroll_into_view_if_needed()
+        page.screenshot(path=str(SHOTS / f"lab_feedback_{language}.png"))
+    finally:
+        page.close()
+    expected = expected_feedback(language, FEEDBACK_EXERCISE, FEEDBACK_ANSWER)
+    assert CJK.search(expected), f"lessonkit's {language} feedback is not Chinese: {expected!r}"
+    assert handouts.squeeze(expected) in handouts.squeeze(shown), f"JupyterLab shows {shown!r}"
+    assert expected != expected_feedback("en", FEEDBACK_EXERCISE, FEEDBACK_ANSWER)
+
+
+def chinese_handouts(language: str) -> list[Path]:
+    return sorted((HANDOUTS / language).glob("*/[0-9][0-9]_*.html"))
+
+
+def pdf_font_families(path: Path) -> set[str]:
+    """The font families a PDF embeds: /BaseFont of each font, or its descriptor's /FontFamily (Type3)."""
+    from pypdf import PdfReader
+
+    families = set()
+    for page in PdfReader(str(path)).pages:
+        for font in (page.get("/Resources", {}).get("/Font") or {}).values():
+            font = font.get_object()
+            descriptor = font.get("/FontDescriptor")
+            family = descriptor.get_object().get("/FontFamily") if descriptor is not None else None
+            name = str(family or font.get("/BaseFont", ""))
+            families.add(re.sub(r"^/?[A-Z]{6}\+", "", name).lstrip("/"))
+    return families
+
+
+def installed_cmap() -> set[int]:
+    """Every character some installed font has a glyph for (fontconfig's fonts, read with fontTools)."""
+    from fontTools.ttLib import TTCollection, TTFont
+
+    files = subprocess.run(["fc-list", "--format", "%{file}\\n"], capture_output=True, text=True, check=True)
+    covered: set[int] = set()
+    for name in sorted(set(files.stdout.split())):
+        try:
+            fonts = TTCollection(name).fonts if name.lower().endswith(".ttc") else [TTFont(name, lazy=True)]
+        except Exception:  # a font format fontTools cannot read (a bitmap font): not one the handouts use
+            continue
+        for font in fonts:
+            covered.update(font.getBestCmap() or {})
+    return covered
+
+
+@pytest.mark.parametrize("language", CHINESE)
+def test_chinese_handouts_were_built_for_every_lesson(language: str):
+    lessons = {p.stem for p in handouts.lessons(ROOT, language)}
+    assert len(lessons) == len(handouts.lessons(ROOT))
+    for edition in handouts.EDITIONS:
+        names = {p.stem for p in (HANDOUTS / language / edition).glob("[0-9][0-9]_*.html")}
+        assert names == lessons, f"dist/handouts/{language}/{edition} lacks lessons: run `make handouts`"
+
+
+@pytest.mark.parametrize("language", CHINESE)
+@pytest.mark.parametrize("edition", handouts.EDITIONS)
+def test_chinese_pdf_embeds_the_editions_cjk_font_and_every_lesson(language: str, edition: str):
+    from pypdf import PdfReader
+
+    path = HANDOUTS / language / handouts.PDF_NAMES[edition]
+    reader = PdfReader(str(path))
+    words = handouts.WORDS[language]
+    cover = reader.pages[0].extract_text()
+    assert CJK.search(cover)
+    titles = [item.title for item in reader.outline if not isinstance(item, list)]
+    assert titles[0] == words["cover_bookmark"] and len(titles) == 1 + len(handouts.lessons(ROOT, language))
+    families = pdf_font_families(path)
+    script = "SC" if language == "zh-Hans" else "TC"
+    other = {f for f in families if re.search(r"CJK (JP|KR|HK|SC|TC)$", f) and not f.endswith(script)}
+    print(f"\n{path.relative_to(ROOT)}: {len(reader.pages)} pages; fonts: {sorted(families)}")
+    assert f"Noto Sans CJK {script}" in families, f"{path.name} embeds no {script} face: {sorted(families)}"
+    assert not other, f"{path.name} draws some Chinese in another script's face: {sorted(other)}"
+
+
+@pytest.mark.parametrize("language", CHINESE)
+def test_chinese_handouts_have_a_glyph_for_every_character(browser_context, language: str):
+    """No missing-glyph box: every character the pages show is in a font installed here; a screenshot each."""
+    covered = installed_cmap()
+    missing: dict[str, set[str]] = {}
+    pages = chinese_handouts(language)
+    assert pages, f"no handouts in dist/handouts/{language}: run `make handouts`"
+    for path in pages:
+        text = html_text(path.read_text("utf-8"))
+        lacking = {ch for ch in set(text) if not ch.isspace() and ord(ch) >= 0x20 and ord(ch) not in covered}
+        if lacking:
+            missing[handout_id(path)] = lacking
+    assert not missing, f"characters no installed font can draw: {missing}"
+    page, asked = open_offline(
+        browser_context, HANDOUTS / language / handouts.STUDENT / FEEDBACK_LESSON.replace(".ipynb", ".html")
+    )
+    try:
+        assert CJK.search(page.inner_text("body")) and not asked
+        page.screenshot(path=str(SHOTS / f"handout_{language}_01.png"))
+    finally:
+        page.close()
+
+
+def html_text(page: str) -> str:
+    """What a reader of `page` can read (tags, styles and scripts left out), whitespace kept."""
+    import html as _html
+
+    body = re.sub(r"(?is)<(style|script)\b.*?</\1\s*>", "", page)
+    return _html.unescape(re.sub(r"<[^>]*>", " ", body))

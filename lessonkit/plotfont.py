@@ -1,0 +1,100 @@
+"""A CJK font for matplotlib's Chinese titles and labels, picked when an edition sets its language (all lessons)."""
+
+from __future__ import annotations
+
+import glob
+import os
+import warnings
+from typing import Any
+
+# Families with the edition's glyph shapes first, then any other Chinese font; Latin text keeps matplotlib's
+# own font (DejaVu Sans), so numbers and units look the same as in the English edition.
+FAMILIES: dict[str, tuple[str, ...]] = {
+    "zh-Hans": (
+        "Noto Sans CJK SC",
+        "Noto Sans SC",
+        "Source Han Sans SC",
+        "PingFang SC",
+        "Hiragino Sans GB",
+        "Microsoft YaHei",
+        "SimHei",
+        "WenQuanYi Zen Hei",
+        "WenQuanYi Micro Hei",
+        "Noto Sans CJK TC",
+    ),
+    "zh-Hant": (
+        "Noto Sans CJK TC",
+        "Noto Sans TC",
+        "Source Han Sans TC",
+        "PingFang TC",
+        "Microsoft JhengHei",
+        "Heiti TC",
+        "Noto Sans CJK SC",
+        "WenQuanYi Zen Hei",
+        "WenQuanYi Micro Hei",
+    ),
+}
+# Where the usual CJK fonts are installed (Debian/Ubuntu/Colab after `apt-get install fonts-noto-cjk`, macOS,
+# Windows), for a font installed after matplotlib built its font list: matplotlib would not see it otherwise.
+FONT_FILES = (
+    "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
+    "/usr/share/fonts/noto-cjk/NotoSansCJK-Regular.ttc",
+    "/usr/share/fonts/google-noto-cjk/NotoSansCJK-Regular.ttc",
+    "/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc",
+    "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
+    "/System/Library/Fonts/PingFang.ttc",
+    "/System/Library/Fonts/Hiragino Sans GB.ttc",
+    "C:/Windows/Fonts/msyh.ttc",
+    "C:/Windows/Fonts/msjh.ttc",
+)
+_MISSING_GLYPH = r"Glyph \d+ .* missing from (current )?font"
+_saved: dict[str, Any] = {}
+
+
+def _known_families() -> set[str]:
+    from matplotlib import font_manager
+
+    return {f.name for f in font_manager.fontManager.ttflist}
+
+
+def find_font(language: str) -> str | None:
+    """The first installed font family of FAMILIES[language] that matplotlib can use, or None (all lessons)."""
+    from matplotlib import font_manager
+
+    if not isinstance(language, str) or language not in FAMILIES:
+        raise ValueError(f"language must be one of {', '.join(map(repr, FAMILIES))}, got {language!r}")
+    wanted = FAMILIES[language]
+    known = _known_families()
+    if not known.intersection(wanted):
+        for path in [*FONT_FILES, *glob.glob(os.path.expanduser("~/.fonts/*CJK*"))]:
+            if os.path.exists(path):
+                try:
+                    font_manager.fontManager.addfont(path)
+                except (OSError, RuntimeError, ValueError):  # a damaged or unreadable font file: try the next
+                    continue
+        known = _known_families()
+    return next((family for family in wanted if family in known), None)
+
+
+def use_font(language: str) -> str | None:
+    """Let matplotlib draw `language`'s text: add a CJK font after its own, or restore English's (set_language).
+
+    Without any CJK font the Chinese characters are drawn as boxes; matplotlib's warning for each missing
+    glyph is silenced, so a lesson prints the same on every machine. README: install fonts-noto-cjk.
+    """
+    import matplotlib
+
+    if not isinstance(language, str) or language not in ("en", *FAMILIES):
+        raise ValueError(f"language must be one of 'en', {', '.join(map(repr, FAMILIES))}, got {language!r}")
+    if "family" not in _saved:
+        _saved["family"] = list(matplotlib.rcParams["font.family"])
+    if language not in FAMILIES:
+        matplotlib.rcParams["font.family"] = _saved["family"]
+        return None
+    family = find_font(language)
+    if family is None:
+        warnings.filterwarnings("ignore", message=_MISSING_GLYPH, category=UserWarning)
+        matplotlib.rcParams["font.family"] = _saved["family"]
+        return None
+    matplotlib.rcParams["font.family"] = [*_saved["family"], family]
+    return family

@@ -1,0 +1,88 @@
+"""lessonkit.i18n and lessonkit.plotfont: one call picks the language, English is the default, bad input is named."""
+
+from __future__ import annotations
+
+import warnings
+
+import matplotlib
+import pytest
+
+import lessonkit
+from lessonkit import i18n, plotfont
+
+
+@pytest.fixture(autouse=True)
+def english_again():
+    yield
+    lessonkit.set_language("en")
+
+
+def test_english_is_the_default_and_a_bad_language_is_named():
+    assert lessonkit.get_language() == "en"
+    with pytest.raises(ValueError, match=r"language must be one of 'en', 'zh-Hans', 'zh-Hant', got 'fr'"):
+        lessonkit.set_language("fr")
+    with pytest.raises(ValueError, match="language must be one of"):
+        lessonkit.set_language(None)
+    assert lessonkit.get_language() == "en"
+
+
+@pytest.mark.parametrize(("spelling", "language"), [("zh-hans", "zh-Hans"), ("zh_Hant", "zh-Hant"), (" EN ", "en")])
+def test_the_usual_spellings_are_read(spelling, language):
+    assert lessonkit.set_language(spelling) == language
+
+
+def test_a_lazy_text_is_translated_when_shown_not_when_made():
+    text = i18n.lazy("{n:,} FLOP in {s:g} s", n=2_000_000, s=0.5)
+    assert str(text) == "2,000,000 FLOP in 0.5 s" and f"{text:>25}" == "  2,000,000 FLOP in 0.5 s"
+    assert i18n.text(None) == "" and i18n.text("plain") == "plain"
+    assert text == "2,000,000 FLOP in 0.5 s" and "FLOP" in text and text + "!" == "2,000,000 FLOP in 0.5 s!"
+    with pytest.raises(TypeError, match="message must be an English template string"):
+        i18n.lazy(42)
+
+
+def test_an_untranslated_text_stays_english_in_an_edition():
+    lessonkit.set_language("zh-Hant")
+    assert i18n.gettext("A sentence no catalog has.") == "A sentence no catalog has."
+    assert i18n.choose({"en": "memory", "zh-Hans": "显存", "zh-Hant": "顯示記憶體"}) == "顯示記憶體"
+    lessonkit.set_language("en")
+    assert i18n.choose({"en": "memory", "zh-Hans": "显存"}) == "memory"
+
+
+def test_an_edition_gets_a_cjk_font_after_matplotlibs_own_and_english_gets_it_back():
+    english = list(matplotlib.rcParams["font.family"])
+    font = plotfont.find_font("zh-Hans")
+    lessonkit.set_language("zh-Hans")
+    if font is None:  # no CJK font on this machine: the family list is left alone
+        assert matplotlib.rcParams["font.family"] == english
+    else:
+        assert matplotlib.rcParams["font.family"] == [*english, font]
+    lessonkit.set_language("en")
+    assert matplotlib.rcParams["font.family"] == english
+
+
+def test_without_a_cjk_font_chinese_labels_print_no_warning(monkeypatch):
+    """Every machine prints the same: a missing-glyph warning would differ between machines with and without."""
+    monkeypatch.setattr(plotfont, "find_font", lambda language: None)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")
+        plotfont.use_font("zh-Hans")
+        warnings.warn(
+            "Glyph 26174 (\\N{CJK UNIFIED IDEOGRAPH-663E}) missing from font(s) DejaVu Sans.", UserWarning, stacklevel=1
+        )
+    assert not [w for w in caught if "missing from font" in str(w.message)]
+
+
+def test_a_command_the_lesson_starts_speaks_its_language(monkeypatch):
+    """Lesson 01 runs `python -m lessonkit doctor` in its own process: the language travels in LESSONKIT_LANG."""
+    import os
+    import subprocess
+    import sys
+
+    monkeypatch.delenv(i18n.ENVIRONMENT, raising=False)
+    lessonkit.set_language("zh-Hant")
+    assert os.environ[i18n.ENVIRONMENT] == "zh-Hant"
+    code = "import lessonkit.doctor as d, os; print(os.environ['LESSONKIT_LANG'])"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "zh-Hant"
+    lessonkit.set_language("en")
+    assert os.environ[i18n.ENVIRONMENT] == "en"

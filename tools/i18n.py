@@ -1,0 +1,495 @@
+"""The Chinese editions: PO catalogs from the English notebooks, and the translated notebooks built from both.
+
+    python tools/i18n.py update        # English changed: refresh every catalog (changed entries turn fuzzy)
+    python tools/i18n.py build         # write notebooks/<edition>/NN_*.ipynb from notebooks/ + i18n/<edition>/
+    python tools/i18n.py check         # list fuzzy, missing, stale and code-changing entries; exit 1 if any
+    python tools/i18n.py compile       # lessonkit/locale/<edition>/*.po -> LC_MESSAGES/lessonkit.mo
+    python tools/i18n.py draft-hant 03 # zh-Hant draft of lesson 03 from its zh-Hans (OpenCC s2twp), marked fuzzy
+    python tools/i18n.py messages      # lessonkit's marked texts (_, lazy, pgettext) with no translation
+
+The English notebooks are the source. Each lesson has one catalog per edition, i18n/<edition>/NN_name.po:
+an entry per markdown cell and per code cell that has a comment or a sentence in a string, its msgctxt
+the nbformat cell id, its msgid the English cell. `make translations` runs update, compile and build.
+A changed English cell keeps its old translation, marked fuzzy with the previous English (`#| msgid`),
+the way gettext's msgmerge does; the build shows English for a fuzzy or missing entry, and the tests fail.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import io
+import re
+import sys
+import tokenize
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+import polib
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from lessonkit import course  # noqa: E402
+
+NOTEBOOKS = ROOT / "notebooks"
+CATALOGS = ROOT / "i18n"
+LOCALE = ROOT / "lessonkit" / "locale"
+EDITIONS: tuple[str, ...] = ("zh-Hans", "zh-Hant")
+LANGUAGE_NAMES = {"zh-Hans": "简体中文", "zh-Hant": "繁體中文"}
+# The Colab badge's address changes with REF and the edition, and a lesson's "about N minutes" with each
+# recorded run (make badges): the catalogs hold these placeholders instead, which the build fills in.
+COLAB_PLACEHOLDER = "COLAB_URL"
+MINUTES_PLACEHOLDER = "MINUTES"
+_MINUTES = re.compile(r"(?<=· about )\d+(?= minutes ·)")  # the title line's, not any other "about N minutes"
+_COLAB_URL = re.compile(r"https://colab\.research\.google\.com/github/[^)\s]+?\.ipynb")
+_SETUP_MARK = "lessonkit.__version__"  # the setup cell: written by course.setup_cell, never translated by hand
+FUZZY = "fuzzy"
+
+
+def lessons(root: Path = ROOT) -> list[Path]:
+    """The English lessons, notebooks/NN_*.ipynb."""
+    return sorted((root / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+
+
+def is_setup(cell: dict) -> bool:
+    return cell["cell_type"] == "code" and _SETUP_MARK in cell["source"]
+
+
+def _python_tokens(source: str) -> list[tokenize.TokenInfo]:
+    """The tokens of a code cell, its IPython lines (%pip, !ls) read as comments."""
+    lines = [("#" + line) if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines()]
+    return list(tokenize.generate_tokens(io.StringIO("\n".join(lines) + "\n").readline))
+
+
+def _sentence(string_token: str) -> bool:
+    """A string literal a learner reads: it has a word and a space (not 'cuda', 'fp16' or a format spec)."""
+    return bool(re.search(r"[A-Za-z]{2}", string_token)) and " " in string_token
+
+
+def has_text(cell: dict) -> bool:
+    """Whether a cell has anything to translate: markdown, or a comment or sentence in a code cell."""
+    if cell["cell_type"] == "markdown":
+        return bool(cell["source"].strip())
+    if cell["cell_type"] != "code" or is_setup(cell):
+        return False
+    return any(
+        t.type == tokenize.COMMENT or (t.type == tokenize.STRING and _sentence(t.string))
+        for t in _python_tokens(cell["source"])
+    )
+
+
+def to_msgid(source: str) -> str:
+    return _MINUTES.sub(MINUTES_PLACEHOLDER, _COLAB_URL.sub(COLAB_PLACEHOLDER, source), count=1)
+
+
+_FIELD = re.compile(r"\{[^{}]*\}")  # an f-string's or a template's replacement field
+
+
+def _fields(string: str) -> list[str]:
+    """A string's replacement fields, the words inside them blanked: {'bytes':>16} may become {'字节':>16}."""
+    return sorted(re.sub(r"'[^']*'|\"[^\"]*\"", "''", field) for field in _FIELD.findall(string))
+
+
+def _joined_fstrings(tokens: list[tokenize.TokenInfo], source: str) -> list[tokenize.TokenInfo]:
+    """Python 3.12+ splits an f-string into FSTRING_START ... FSTRING_END: one STRING token again, as in 3.11."""
+    start_type = getattr(tokenize, "FSTRING_START", None)
+    if start_type is None:
+        return tokens
+    lines = source.splitlines(keepends=True)
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line))
+    joined: list[tokenize.TokenInfo] = []
+    depth, first = 0, None
+    for token in tokens:
+        if token.type == start_type:
+            depth += 1
+            first = first or token
+            continue
+        if depth:
+            if token.type == tokenize.FSTRING_END:
+                depth -= 1
+                if not depth:
+                    begin = offsets[first.start[0] - 1] + first.start[1]
+                    end = offsets[token.end[0] - 1] + token.end[1]
+                    text = source[begin:end]
+                    joined.append(tokenize.TokenInfo(tokenize.STRING, text, first.start, token.end, first.line))
+                    first = None
+            continue
+        joined.append(token)
+    return joined
+
+
+def _code_tokens(source: str) -> list[tokenize.TokenInfo]:
+    skip = (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT)
+    lines = [("#" + line) if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines()]
+    readable = "\n".join(lines) + "\n"
+    return [t for t in _joined_fstrings(_python_tokens(source), readable) if t.type not in skip]
+
+
+def code_change(english: str, translated: str) -> str | None:
+    """How a translated code cell differs from the English in more than comments and sentence strings, or None.
+
+    A string may change only where the English one is a sentence (a word and a space), and it keeps its
+    replacement fields ({x:.1f}); "cuda", "fp16" or a format spec stay exactly as they are, and so does
+    every name, number and operator.
+    """
+    try:
+        ours, theirs = _code_tokens(english), _code_tokens(translated)
+    except (tokenize.TokenError, SyntaxError, IndentationError) as error:
+        return f"the translation is not Python any more ({error})"
+    for a, b in zip(ours, theirs):
+        if a.string == b.string:
+            continue
+        if not (a.type == tokenize.STRING and b.type == tokenize.STRING and _sentence(a.string)):
+            return f"line {a.start[0]}: {a.string[:40]!r} became {b.string[:40]!r}"
+        if _fields(a.string) != _fields(b.string):
+            return f"line {a.start[0]}: the fields of {a.string[:40]!r} changed in {b.string[:40]!r}"
+    if len(ours) != len(theirs):
+        return f"{len(ours)} code tokens in English, {len(theirs)} in the translation"
+    return None
+
+
+def changes_code(english: str, translated: str) -> bool:
+    """Whether a translated code cell changes more than comments and sentence strings (code_change)."""
+    return code_change(english, translated) is not None
+
+
+def catalog_path(edition: str, lesson: Path, root: Path = ROOT) -> Path:
+    return root / "i18n" / edition / (lesson.stem + ".po")
+
+
+def edition_path(edition: str, lesson: Path, root: Path = ROOT) -> Path:
+    return root / "notebooks" / edition / lesson.name
+
+
+def _new_catalog(edition: str, lesson: Path) -> polib.POFile:
+    po = polib.POFile(wrapwidth=0)
+    po.metadata = {
+        "Project-Id-Version": f"GPU Setup & Cloud course, {lesson.stem}",
+        "Language": edition.replace("-", "_"),
+        "MIME-Version": "1.0",
+        "Content-Type": "text/plain; charset=UTF-8",
+        "Content-Transfer-Encoding": "8bit",
+        "X-Source": f"notebooks/{lesson.name}",
+    }
+    return po
+
+
+def update(edition: str, lesson: Path, root: Path = ROOT) -> polib.POFile:
+    """The catalog merged with the English cells now: new cells added, changed ones fuzzy, gone ones obsolete."""
+    path = catalog_path(edition, lesson, root)
+    old = polib.pofile(str(path), wrapwidth=0) if path.exists() else _new_catalog(edition, lesson)
+    by_id = {e.msgctxt: e for e in old if not e.obsolete}
+    po = _new_catalog(edition, lesson)
+    po.metadata.update({k: v for k, v in old.metadata.items() if k not in po.metadata})
+    nb = nbformat.read(lesson, as_version=4)
+    for index, cell in enumerate(nb.cells):
+        if not has_text(cell):
+            continue
+        msgid = to_msgid(cell["source"])
+        entry = by_id.pop(cell["id"], None)
+        if entry is None:
+            entry = polib.POEntry(msgctxt=cell["id"], msgid=msgid, msgstr="")
+        elif entry.msgid != msgid:
+            entry.previous_msgid = entry.msgid
+            entry.msgid = msgid
+            if entry.msgstr and FUZZY not in entry.flags:
+                entry.flags.append(FUZZY)
+        entry.occurrences = [(f"notebooks/{lesson.name}", str(index + 1))]
+        entry.comment = f"{cell['cell_type']} cell {index + 1}"
+        po.append(entry)
+    for gone in by_id.values():
+        gone.obsolete = True
+        po.append(gone)
+    return po
+
+
+def _translated(entry: polib.POEntry | None) -> str | None:
+    if entry is None or not entry.msgstr or FUZZY in entry.flags or entry.obsolete:
+        return None
+    return entry.msgstr
+
+
+def build(edition: str, lesson: Path, root: Path = ROOT) -> nbformat.NotebookNode:
+    """The edition's notebook: English cells replaced by their translations; outputs kept where a cell is unchanged."""
+    english = nbformat.read(lesson, as_version=4)
+    po = polib.pofile(str(catalog_path(edition, lesson, root)), wrapwidth=0)
+    entries = {e.msgctxt: e for e in po if not e.obsolete}
+    old_path = edition_path(edition, lesson, root)
+    old_cells = {}
+    if old_path.exists():
+        old_cells = {c["id"]: c for c in nbformat.read(old_path, as_version=4).cells}
+    nb = copy.deepcopy(english)
+    nb.metadata["language"] = edition
+    colab = course.colab_url(f"{edition}/{lesson.name}")
+    for cell in nb.cells:
+        if is_setup(cell):
+            cell["source"] = course.setup_cell(edition)
+        else:
+            msgstr = _translated(entries.get(cell["id"])) if has_text(cell) else None
+            minutes = _MINUTES.search(cell["source"])
+            if msgstr is not None:
+                cell["source"] = msgstr
+            if minutes:
+                cell["source"] = cell["source"].replace(MINUTES_PLACEHOLDER, minutes.group(0), 1)
+            cell["source"] = cell["source"].replace(COLAB_PLACEHOLDER, colab)
+            cell["source"] = _COLAB_URL.sub(colab, cell["source"])
+            if cell["cell_type"] == "markdown":
+                cell["source"] = relink(cell["source"], edition)
+        old = old_cells.get(cell["id"])
+        if cell["cell_type"] == "code":
+            same = old is not None and old["source"] == cell["source"]
+            cell["outputs"] = copy.deepcopy(old["outputs"]) if same else []
+            cell["execution_count"] = old.get("execution_count") if same else None
+    return nb
+
+
+def relink(markdown: str, edition: str) -> str:
+    """Links out of notebooks/ go one folder further up; the README link goes to the edition's README."""
+    markdown = markdown.replace("](../README.md", f"](../../README.{edition}.md")
+    return re.sub(r"\]\(\.\./(?!\.\./)", "](../../", markdown)
+
+
+def write_notebook(nb: nbformat.NotebookNode, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, str(path))
+
+
+@dataclass(frozen=True)
+class Problem:
+    edition: str
+    lesson: str
+    cell: str
+    what: str
+
+    def __str__(self) -> str:
+        return f"{self.edition} {self.lesson} cell {self.cell}: {self.what}"
+
+
+def problems(edition: str, lesson: Path, root: Path = ROOT) -> list[Problem]:
+    """Everything wrong with one lesson's edition: missing, fuzzy, stale or code-changing entries, a stale build."""
+    found: list[Problem] = []
+    name = lesson.stem
+    path = catalog_path(edition, lesson, root)
+    if not path.exists():
+        return [Problem(edition, name, "-", f"no catalog {path.relative_to(root)}: run `make translations`")]
+    current = update(edition, lesson, root)
+    stored = {e.msgctxt: e for e in polib.pofile(str(path), wrapwidth=0) if not e.obsolete}
+    for entry in current:
+        if entry.obsolete:
+            continue
+        mine = stored.get(entry.msgctxt)
+        if mine is None or mine.msgid != entry.msgid:
+            found.append(Problem(edition, name, entry.msgctxt, "the English cell changed: run `make translations`"))
+        elif not mine.msgstr:
+            found.append(Problem(edition, name, entry.msgctxt, "missing translation"))
+        elif FUZZY in mine.flags:
+            found.append(Problem(edition, name, entry.msgctxt, "fuzzy translation: review it, then drop the flag"))
+        elif entry.comment.startswith("code") and changes_code(entry.msgid, mine.msgstr):
+            change = code_change(entry.msgid, mine.msgstr)
+            what = f"the translation changes code, not only comments and sentences: {change}"
+            found.append(Problem(edition, name, entry.msgctxt, what))
+    built = edition_path(edition, lesson, root)
+    if not built.exists():
+        found.append(Problem(edition, name, "-", f"{built.relative_to(root)} is missing: run `make translations`"))
+    else:
+        fresh = build(edition, lesson, root)
+        have = nbformat.read(built, as_version=4)
+        want_cells = [(c["id"], c["cell_type"], c["source"]) for c in fresh.cells]
+        have_cells = [(c["id"], c["cell_type"], c["source"]) for c in have.cells]
+        if len(want_cells) != len(have_cells):
+            found.append(Problem(edition, name, "-", "the built notebook has other cells than the build makes now"))
+        for want, got in zip(want_cells, have_cells):
+            if want != got:
+                found.append(
+                    Problem(
+                        edition, name, want[0], "the built notebook differs from the build: run `make translations`"
+                    )
+                )
+    return found
+
+
+_GLOSSARY_CALL = re.compile(r"glossary_table\(\s*\[([^\]]*)\]")
+
+
+def key_terms(lesson: Path) -> list[str]:
+    """The glossary keys of a lesson's Key terms cell: glossary_table(["gpu", "vram", ...])."""
+    for cell in nbformat.read(lesson, as_version=4).cells:
+        found = _GLOSSARY_CALL.search(cell["source"]) if cell["cell_type"] == "code" else None
+        if found:
+            return re.findall(r"[\"']([a-z0-9_]+)[\"']", found.group(1))
+    return []
+
+
+def glossary_form(term: dict, edition: str) -> str:
+    """The words an edition's narration must use for a term: its translation up to any full-width bracket."""
+    return term[edition.replace("-", "_").lower()].split("（")[0].strip()
+
+
+def glossary_problems(edition: str, lesson: Path, root: Path = ROOT) -> list[Problem]:
+    """The lesson's key terms that its edition's narration never writes in the glossary's own translation."""
+    import json
+
+    terms = {t["key"]: t for t in json.loads((root / "lessonkit/data/glossary.json").read_text("utf-8"))["terms"]}
+    built = edition_path(edition, lesson, root)
+    if not built.exists():
+        return [Problem(edition, lesson.stem, "-", f"{built.name} is missing")]
+    narration = "\n".join(c["source"] for c in nbformat.read(built, as_version=4).cells if c["cell_type"] == "markdown")
+    return [
+        Problem(
+            edition,
+            lesson.stem,
+            "-",
+            f"key term {key!r} never appears as the glossary's {glossary_form(terms[key], edition)!r}",
+        )
+        for key in key_terms(lesson)
+        if glossary_form(terms[key], edition) not in narration
+    ]
+
+
+def compile_locale(edition: str, root: Path = ROOT) -> bytes:
+    """lessonkit's catalogs for one edition (every locale/<edition>/*.po) as one .mo, fuzzy entries left out."""
+    merged = polib.POFile()
+    merged.metadata = {"Content-Type": "text/plain; charset=UTF-8", "Language": edition.replace("-", "_")}
+    seen: dict[tuple[str | None, str], str] = {}
+    for po_path in sorted((root / "lessonkit" / "locale" / edition).glob("*.po")):
+        for entry in polib.pofile(str(po_path)):
+            if entry.obsolete or not entry.msgstr or FUZZY in entry.flags:
+                continue
+            key = (entry.msgctxt, entry.msgid)
+            if key in seen and seen[key] != entry.msgstr:
+                raise SystemExit(f"{po_path.name}: {entry.msgid[:60]!r} has two different translations in {edition}")
+            if key not in seen:
+                seen[key] = entry.msgstr
+                merged.append(polib.POEntry(msgctxt=entry.msgctxt, msgid=entry.msgid, msgstr=entry.msgstr))
+    tmp = root / "build" / f"lessonkit-{edition}.mo"
+    tmp.parent.mkdir(parents=True, exist_ok=True)
+    merged.save_as_mofile(str(tmp))
+    return tmp.read_bytes()
+
+
+_MARKERS = {"_": 0, "gettext": 0, "lazy": 0, "N_": 0, "Lazy": 0, "pgettext": 1}
+
+
+def code_messages(root: Path = ROOT) -> dict[tuple[str | None, str], str]:
+    """Every English text lessonkit marks for translation (_(), gettext, lazy, N_, pgettext) -> where it is."""
+    import ast
+
+    found: dict[tuple[str | None, str], str] = {}
+    for path in sorted((root / "lessonkit").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call):
+                continue
+            name = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", None)
+            if name not in _MARKERS or len(node.args) <= _MARKERS[name]:
+                continue
+            arg = node.args[_MARKERS[name]]
+            if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)):
+                continue
+            context = None
+            if name == "pgettext" and isinstance(node.args[0], ast.Constant):
+                context = node.args[0].value
+            found.setdefault((context, arg.value), f"{path.relative_to(root)}:{node.lineno}")
+    return found
+
+
+def missing_messages(edition: str, root: Path = ROOT) -> list[str]:
+    """lessonkit's marked texts with no reviewed (non-fuzzy) translation in the edition's catalogs."""
+    have: set[tuple[str | None, str]] = set()
+    for po_path in sorted((root / "lessonkit" / "locale" / edition).glob("*.po")):
+        for entry in polib.pofile(str(po_path)):
+            if entry.msgstr and FUZZY not in entry.flags and not entry.obsolete:
+                have.add((entry.msgctxt, entry.msgid))
+    return [
+        f"{edition} {where}: no translation of {msgid[:70]!r}"
+        for (context, msgid), where in code_messages(root).items()
+        if (context, msgid) not in have
+    ]
+
+
+def mo_path(edition: str, root: Path = ROOT) -> Path:
+    return root / "lessonkit" / "locale" / edition / "LC_MESSAGES" / "lessonkit.mo"
+
+
+def draft_hant(lesson: Path, root: Path = ROOT) -> int:
+    """Fill the zh-Hant catalog's empty entries from zh-Hans with OpenCC s2twp, each marked fuzzy for review."""
+    import opencc  # only the draft needs it (pip install opencc)
+
+    convert = opencc.OpenCC("s2twp").convert
+    hans = {e.msgctxt: e for e in polib.pofile(str(catalog_path("zh-Hans", lesson, root)), wrapwidth=0)}
+    hant = update("zh-Hant", lesson, root)
+    done = 0
+    for entry in hant:
+        source = hans.get(entry.msgctxt)
+        if entry.obsolete or entry.msgstr or source is None or not source.msgstr or source.msgid != entry.msgid:
+            continue
+        entry.msgstr = (
+            convert(source.msgstr) if entry.comment.startswith("markdown") else _convert_code(source.msgstr, convert)
+        )
+        entry.flags.append(FUZZY)
+        entry.tcomment = "draft: OpenCC s2twp from zh-Hans, not yet reviewed"
+        done += 1
+    hant.save(str(catalog_path("zh-Hant", lesson, root)))
+    return done
+
+
+def _convert_code(source: str, convert) -> str:
+    """OpenCC over a code cell's comments and sentences only, so no identifier changes."""
+    lines = source.splitlines(keepends=True)
+    out = []
+    for line in lines:
+        out.append(convert(line) if re.search(r"[\u4e00-\u9fff]", line) else line)
+    return "".join(out)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("command", choices=("update", "build", "check", "compile", "draft-hant", "messages"))
+    parser.add_argument("lessons", nargs="*", help="lesson numbers such as 03 (default: all)")
+    args = parser.parse_args()
+    chosen = [p for p in lessons() if not args.lessons or p.name[:2] in args.lessons]
+    if args.command == "update":
+        for edition in EDITIONS:
+            for lesson in chosen:
+                path = catalog_path(edition, lesson)
+                path.parent.mkdir(parents=True, exist_ok=True)
+                update(edition, lesson).save(str(path))
+        print(f"updated {len(chosen) * len(EDITIONS)} catalogs in i18n/")
+    elif args.command == "build":
+        for edition in EDITIONS:
+            for lesson in chosen:
+                write_notebook(build(edition, lesson), edition_path(edition, lesson))
+        print(f"built {len(chosen) * len(EDITIONS)} notebooks in notebooks/{{{','.join(EDITIONS)}}}/")
+    elif args.command == "compile":
+        for edition in EDITIONS:
+            target = mo_path(edition)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(compile_locale(edition))
+        print("compiled lessonkit/locale/*/LC_MESSAGES/lessonkit.mo")
+    elif args.command == "messages":
+        missing = [line for edition in EDITIONS for line in missing_messages(edition)]
+        print("\n".join(missing) or "every text lessonkit marks for translation has a reviewed translation")
+        return 1 if missing else 0
+    elif args.command == "draft-hant":
+        for lesson in chosen:
+            print(f"{lesson.stem}: {draft_hant(lesson)} zh-Hant entries drafted (fuzzy until reviewed)")
+    else:
+        found = [
+            p
+            for edition in EDITIONS
+            for lesson in chosen
+            for p in [*problems(edition, lesson), *glossary_problems(edition, lesson)]
+        ]
+        for problem in found:
+            print(problem)
+        print(f"{len(found)} problems" if found else "every edition is complete and current")
+        return 1 if found else 0
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
