@@ -8,6 +8,7 @@ from functools import lru_cache
 
 from lessonkit._checks import check_choice
 from lessonkit._data import read_json
+from lessonkit.i18n import Lazy, _, lazy, text
 from lessonkit.reference import colab_t4_cuda_total_memory, gpu_checks
 from lessonkit.units import GIB, MIB
 
@@ -76,15 +77,15 @@ class GpuSpec:
     def allocatable_basis(self) -> str:
         """Which figure allocatable_bytes is, in words, for fits() and the fit tables to print (lesson 07)."""
         if self.kind == "mps":
-            return (
+            return _(
                 "all its unified memory; Metal recommends one program use less: "
                 "torch.mps.recommended_max_memory() on that Mac says how much"
             )
         if self.cuda_total_bytes is not None:
-            return _recorded_cuda_totals()[self.key][1]
+            return text(_recorded_cuda_totals()[self.key][1])
         if self.memory_mib_smi is None:
-            return f"the advertised {self.memory_gb_sold:g} GB read as GiB; CUDA reports a little less"
-        return "nvidia-smi's total; CUDA reports a little less, so a tight fit may still fail"
+            return _("the advertised {gb:g} GB read as GiB; CUDA reports a little less").format(gb=self.memory_gb_sold)
+        return _("nvidia-smi's total; CUDA reports a little less, so a tight fit may still fail")
 
     def peak(self, precision: str) -> float | None:
         """Dense peak in TFLOP/s (TOPS for 'int8') in PRECISIONS or LOW_PRECISIONS; None if unpublished (lesson 05)."""
@@ -112,13 +113,17 @@ class GpuSpec:
 
 
 @lru_cache(maxsize=1)
-def _recorded_cuda_totals() -> dict[str, tuple[int, str]]:
-    """key -> (CUDA's total in bytes, where it was recorded): a Colab T4's and any gpu-check run's (lesson 07)."""
-    found = {"T4": (int(colab_t4_cuda_total_memory()["value"]), "the total CUDA reports on a Colab T4")}
+def _recorded_cuda_totals() -> dict[str, tuple[int, Lazy]]:
+    """key -> (CUDA's total in bytes, where it was recorded): a Colab T4's and any gpu-check run's (lesson 07).
+
+    Where it was recorded is a Lazy, shown in the language lessonkit speaks when it is read.
+    """
+    found = {"T4": (int(colab_t4_cuda_total_memory()["value"]), lazy("the total CUDA reports on a Colab T4"))}
     for run in gpu_checks():  # `make gpu-check` records torch's total_memory where the run kept it
         if run.get("total_memory_bytes"):
             key = find_gpu(run["gpu"]).key
-            found.setdefault(key, (int(run["total_memory_bytes"]), f"the total CUDA reported in {run['report']}"))
+            where = lazy("the total CUDA reported in {report}", report=run["report"])
+            found.setdefault(key, (int(run["total_memory_bytes"]), where))
     return found
 
 

@@ -22,6 +22,7 @@ from lessonkit._checks import check_choice, check_number
 from lessonkit._data import read_json
 from lessonkit.hf_config import HF_MODEL_TYPES as HF_MODEL_TYPES  # re-exported: the families read
 from lessonkit.hf_config import hf_config_fields
+from lessonkit.i18n import _
 
 _MLP_KINDS = ("gated", "plain")
 _NORM_KINDS = ("rmsnorm", "layernorm")
@@ -276,7 +277,8 @@ class ModelConfig:
 
     def with_layers(self, num_layers: int) -> ModelConfig:
         """The same shape with a different number of layers, e.g. a 2-layer model to test on a CPU (lesson 07)."""
-        return replace(self, num_layers=num_layers, name=f"{self.name} ({num_layers} layers)")
+        name = _("{name} ({layers} layers)").format(name=self.name, layers=num_layers)
+        return replace(self, num_layers=num_layers, name=name)
 
     def active_shape(self) -> ModelConfig:
         """A dense stand-in whose MLP is as wide as the experts one token uses together (lesson 07).
@@ -290,7 +292,7 @@ class ModelConfig:
         width = self.experts_per_token * self.expert_size + self.shared_expert_intermediate_size
         return replace(
             self,
-            name=f"{self.name} (active experts)",
+            name=_("{name} (active experts)").format(name=self.name),
             intermediate_size=width,
             num_experts=0,
             experts_per_token=0,
@@ -299,23 +301,27 @@ class ModelConfig:
         )
 
     def __str__(self) -> str:
-        text = (
-            f"{self.name}: {self.n_params:,} parameters, {self.num_layers} layers, hidden {self.hidden_size}, "
-            f"{self.num_heads} heads ({self.num_kv_heads} KV) x {self.head_dim}, "
+        text = _(
+            "{name}: {n:,} parameters, {layers} layers, hidden {hidden}, {heads} heads ({kv_heads} KV) x {head_dim}, "
+        ).format(
+            name=self.name,
+            n=self.n_params,
+            layers=self.num_layers,
+            hidden=self.hidden_size,
+            heads=self.num_heads,
+            kv_heads=self.num_kv_heads,
+            head_dim=self.head_dim,
         )
         if self.is_moe:
-            text += (
-                f"{self.num_experts} experts ({self.experts_per_token} per token) x MLP {self.expert_size}"
-                + (
-                    f" + a shared MLP {self.shared_expert_intermediate_size}"
-                    if self.shared_expert_intermediate_size
-                    else ""
-                )
-                + f", {self.active_params:,} active per token, "
+            text += _("{experts} experts ({used} per token) x MLP {width}").format(
+                experts=self.num_experts, used=self.experts_per_token, width=self.expert_size
             )
+            if self.shared_expert_intermediate_size:
+                text += _(" + a shared MLP {width}").format(width=self.shared_expert_intermediate_size)
+            text += _(", {active:,} active per token, ").format(active=self.active_params)
         else:
-            text += f"MLP {self.intermediate_size}, "
-        return text + f"vocab {self.vocab_size}"
+            text += _("MLP {width}, ").format(width=self.intermediate_size)
+        return text + _("vocab {vocab}").format(vocab=self.vocab_size)
 
     @classmethod
     def from_hf_config(cls, config: Mapping[str, Any] | str | os.PathLike, *, name: str | None = None) -> ModelConfig:
@@ -430,7 +436,7 @@ def _llama_shape(steps: int) -> ModelConfig:
     heads = _LLAMA_KV_HEADS * steps  # 8, 16, 24, ... query heads
     h = heads * _LLAMA_HEAD_DIM
     return ModelConfig(
-        name=f"Llama-3-style shape, hidden {h}",
+        name=_("Llama-3-style shape, hidden {hidden}").format(hidden=h),
         vocab_size=_LLAMA_VOCAB,
         hidden_size=h,
         num_layers=heads,

@@ -8,7 +8,9 @@ import warnings
 from typing import Any
 
 # Families with the edition's glyph shapes first, then any other Chinese font; Latin text keeps matplotlib's
-# own font (DejaVu Sans), so numbers and units look the same as in the English edition.
+# own font (DejaVu Sans), so numbers and units look the same as in the English edition. Matplotlib before 3.11
+# (Colab has 3.10) reads only the first face of a .ttc, which in Noto Sans CJK is the Japanese one: it has every
+# Chinese character, a few drawn the Japanese way, so it comes last rather than boxes.
 FAMILIES: dict[str, tuple[str, ...]] = {
     "zh-Hans": (
         "Noto Sans CJK SC",
@@ -21,6 +23,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
         "WenQuanYi Zen Hei",
         "WenQuanYi Micro Hei",
         "Noto Sans CJK TC",
+        "Noto Sans CJK JP",
     ),
     "zh-Hant": (
         "Noto Sans CJK TC",
@@ -32,6 +35,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
         "Noto Sans CJK SC",
         "WenQuanYi Zen Hei",
         "WenQuanYi Micro Hei",
+        "Noto Sans CJK JP",
     ),
 }
 # Where the usual CJK fonts are installed (Debian/Ubuntu/Colab after `apt-get install fonts-noto-cjk`, macOS,

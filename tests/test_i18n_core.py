@@ -86,3 +86,15 @@ def test_a_command_the_lesson_starts_speaks_its_language(monkeypatch):
     assert out.strip() == "zh-Hant"
     lessonkit.set_language("en")
     assert os.environ[i18n.ENVIRONMENT] == "en"
+
+
+def test_colabs_matplotlib_gets_the_japanese_face_of_noto_cjk_rather_than_boxes(monkeypatch):
+    """Matplotlib 3.10 (Colab) reads only the first face of NotoSansCJK-Regular.ttc: 'Noto Sans CJK JP'."""
+    monkeypatch.setattr(plotfont, "_known_families", lambda: {"DejaVu Sans", "Noto Sans CJK JP"})
+    assert plotfont.find_font("zh-Hant") == plotfont.find_font("zh-Hans") == "Noto Sans CJK JP"
+    monkeypatch.setattr(
+        plotfont, "_known_families", lambda: {"Noto Sans CJK JP", "Noto Sans CJK TC", "Noto Sans CJK SC"}
+    )
+    assert (plotfont.find_font("zh-Hant"), plotfont.find_font("zh-Hans")) == ("Noto Sans CJK TC", "Noto Sans CJK SC")
+    with pytest.raises(ValueError, match="language must be one of 'zh-Hans', 'zh-Hant', got 'ja'"):
+        plotfont.find_font("ja")

@@ -40,6 +40,32 @@ def test_every_key_term_is_written_as_the_glossary_writes_it(edition, lesson):
     assert not found, "\n".join(map(str, found))
 
 
+@pytest.mark.parametrize(("edition", "lesson"), CASES, ids=IDS)
+def test_an_edition_uses_its_own_regions_words(edition, lesson):
+    found = i18n.usage_problems(edition, lesson)
+    assert not found, "\n".join(map(str, found))
+
+
+@pytest.mark.parametrize("edition", i18n.EDITIONS)
+def test_lessonkits_catalogs_use_the_editions_own_words(edition):
+    found = [
+        f"{path.name}: {entry.msgid[:50]!r}: {', '.join(words)}"
+        for path in sorted((ROOT / "lessonkit" / "locale" / edition).glob("*.po"))
+        for entry in polib.pofile(str(path))
+        if (words := i18n.regional_problems(edition, entry.msgstr))
+    ]
+    assert not found, "\n".join(found)
+
+
+def test_the_other_regions_words_are_named_with_the_editions_own():
+    assert i18n.regional_problems("zh-Hant", "模型的引數放在視訊記憶體裡") == [
+        "視訊記憶體 (write 顯示記憶體)",
+        "引數 (write 參數)",
+    ]
+    assert i18n.regional_problems("zh-Hans", "模型的参数放在显存里") == []
+    assert i18n.regional_problems("zh-Hans", "资料平行") == ["资料 (write 数据)"]
+
+
 def test_every_lesson_has_both_editions_and_nothing_else():
     for edition in i18n.EDITIONS:
         built = sorted(p.name for p in (ROOT / "notebooks" / edition).glob("*.ipynb"))
@@ -201,3 +227,15 @@ def test_a_fuzzy_entry_is_left_out_of_the_compiled_catalog(tmp_path):
     mo.write_bytes(i18n.compile_locale("zh-Hans", tmp_path))
     compiled = {e.msgid: e.msgstr for e in polib.mofile(str(mo))}
     assert compiled.get("Reviewed") == "已审校" and "Draft" not in compiled
+
+
+def test_bold_that_markdown_would_show_as_asterisks_is_reported(tree):
+    assert i18n.unrendered_bold("- **运行时间：**在没有 GPU") == ["- **运行时间：**在没有 "]
+    assert i18n.unrendered_bold("在**“引号”**里") == ["在**“引号”**里"]
+    assert i18n.unrendered_bold("- **运行时间**：在没有 GPU, **Run time:** about, `**x：**y`") == []
+    po = _catalog(tree, "zh-Hans")
+    entry = next(e for e in po if e.comment.startswith("markdown") and e.msgstr)
+    entry.msgstr += "\n\n**注意：**这一句。"
+    po.save()
+    found = [p for p in _problems(tree) if f"cell {entry.msgctxt}: bold that Markdown shows as **" in p]
+    assert found and "**注意：**这一句" in found[0]

@@ -221,9 +221,9 @@ def _control_html(name: str, state: dict[str, Any]) -> str:
         index = state.get("index")
         chosen = [index] if isinstance(index, int) else list(index or [])
         value = ", ".join(labels[i] for i in chosen if 0 <= i < len(labels)) or "(none)"
-        others = f"one of: {', '.join(labels)}" if len(labels) > 1 else ""
+        others = words()["one_of"].format(labels=", ".join(labels)) if len(labels) > 1 else ""
     elif name in ("CheckboxModel", "ToggleButtonModel", "ValidModel"):
-        value, others = ("yes" if state.get("value") else "no"), ""
+        value, others = (words()["yes"] if state.get("value") else words()["no"]), ""
     elif name == "ButtonModel":
         value, others = f"[{state.get('description') or 'button'}]", ""
         label = ""
@@ -262,12 +262,6 @@ def widget_html(ref: str, states: dict[str, Any], depth: int = 0) -> str:
     return _control_html(name, state)
 
 
-WIDGET_NOTE = (
-    "Interactive: shown with the values it had when this handout was made. "
-    "Open the notebook in JupyterLab or Colab to change them."
-)
-
-
 def staticize_widgets(nb: nbformat.NotebookNode) -> int:
     """Replace every widget view in `nb` by a static snapshot (HTML); return how many were replaced."""
     metadata_widgets = nb.metadata.get("widgets", {})
@@ -282,8 +276,8 @@ def staticize_widgets(nb: nbformat.NotebookNode) -> int:
             if not snapshot:
                 snapshot = '<div class="handout-widget-note">(its state was not saved with the notebook)</div>'
             out["data"] = {
-                "text/html": f'<div class="handout-widget"><div class="handout-widget-note">{WIDGET_NOTE}</div>'
-                f"{snapshot}</div>"
+                "text/html": '<div class="handout-widget"><div class="handout-widget-note">'
+                f"{words()['widget_note']}</div>{snapshot}</div>"
             }
             replaced += 1
     nb.metadata.pop("widgets", None)

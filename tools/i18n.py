@@ -22,6 +22,7 @@ import io
 import re
 import sys
 import tokenize
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -157,6 +158,33 @@ def changes_code(english: str, translated: str) -> bool:
     return code_change(english, translated) is not None
 
 
+_CODE_SPAN = re.compile(r"`[^`\n]*`")
+_BOLD = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*")
+
+
+def _punctuation(ch: str) -> bool:
+    return unicodedata.category(ch)[0] in "PS"
+
+
+def unrendered_bold(markdown: str) -> list[str]:
+    """`**...**` that CommonMark shows as asterisks: punctuation just inside a mark, a letter just outside it.
+
+    "**运行时间：**在" is the usual case in Chinese: a closing ** after "：" must be followed by a space or
+    punctuation. Write "**运行时间**：在" instead.
+    """
+    masked = _CODE_SPAN.sub(lambda m: "x" * len(m.group(0)), markdown)
+    found = []
+    for m in _BOLD.finditer(masked):
+        before = masked[m.start() - 1] if m.start() else " "
+        after = masked[m.end()] if m.end() < len(masked) else " "
+        inside_first, inside_last = masked[m.start() + 2], masked[m.end() - 3]
+        opens = not _punctuation(inside_first) or before.isspace() or _punctuation(before)
+        closes = not _punctuation(inside_last) or after.isspace() or _punctuation(after)
+        if not (opens and closes):
+            found.append(markdown[max(m.start() - 6, 0) : m.end() + 4])
+    return found
+
+
 def catalog_path(edition: str, lesson: Path, root: Path = ROOT) -> Path:
     return root / "i18n" / edition / (lesson.stem + ".po")
 
@@ -288,6 +316,10 @@ def problems(edition: str, lesson: Path, root: Path = ROOT) -> list[Problem]:
             found.append(Problem(edition, name, entry.msgctxt, "missing translation"))
         elif FUZZY in mine.flags:
             found.append(Problem(edition, name, entry.msgctxt, "fuzzy translation: review it, then drop the flag"))
+        elif entry.comment.startswith("markdown") and unrendered_bold(mine.msgstr):
+            shown = ", ".join(map(repr, unrendered_bold(mine.msgstr)))
+            what = f"bold that Markdown shows as ** (move the punctuation outside the **): {shown}"
+            found.append(Problem(edition, name, entry.msgctxt, what))
         elif entry.comment.startswith("code") and changes_code(entry.msgid, mine.msgstr):
             change = code_change(entry.msgid, mine.msgstr)
             what = f"the translation changes code, not only comments and sentences: {change}"
@@ -347,6 +379,81 @@ def glossary_problems(edition: str, lesson: Path, root: Path = ROOT) -> list[Pro
         )
         for key in key_terms(lesson)
         if glossary_form(terms[key], edition) not in narration
+    ]
+
+
+# Words of the other region that an edition must not use (its own word after the arrow), in any catalog: the
+# issue's reviewers found OpenCC's and the glossary's first drafts using them.
+OTHER_REGION: dict[str, dict[str, str]] = {
+    "zh-Hant": {
+        "視訊記憶體": "顯示記憶體",
+        "顯存": "顯示記憶體",
+        "引數": "參數",
+        "並行": "平行",
+        "萬億": "兆",
+        "核心程式": "核函式",
+        "激活": "活化",
+        "默認": "預設",
+        "數據": "資料",
+        "信息": "資訊",
+        "網絡": "網路",
+        "軟件": "軟體",
+        "硬件": "硬體",
+        "內存": "記憶體",
+        "視頻": "影片",
+        "屏幕": "螢幕",
+        "打印": "列印",
+        "服務器": "伺服器",
+        "鏈接": "連結",
+        "緩存": "快取",
+        "帶寬": "頻寬",
+        "調用": "呼叫",
+        "函數": "函式",
+        "運行": "執行",
+        "芯片": "晶片",
+        "單元格": "儲存格",
+        "腦浮點": "BF16",
+        "吉比": "GiB",
+        "梅比": "MiB",
+    },
+    "zh-Hans": {
+        "显示记忆体": "显存",
+        "记忆体": "内存",
+        "资料": "数据",
+        "程式": "程序",
+        "位元组": "字节",
+        "核函式": "核函数",
+        "活化": "激活",
+        "显示卡": "显卡",
+        "执行绪": "线程",
+        "预设": "默认",
+        "档案": "文件",
+        "伺服器": "服务器",
+        "网路": "网络",
+        "软体": "软件",
+        "硬体": "硬件",
+        "频宽": "带宽",
+        "脑浮点": "BF16",
+        "吉比": "GiB",
+        "梅比": "MiB",
+    },
+}
+
+
+def regional_problems(edition: str, text: str) -> list[str]:
+    """The other region's words in `text`, each with the edition's own: '引數 (write 參數)'."""
+    return [f"{word} (write {ours})" for word, ours in OTHER_REGION[edition].items() if word in text]
+
+
+def usage_problems(edition: str, lesson: Path, root: Path = ROOT) -> list[Problem]:
+    """Entries of a lesson's catalog that use the other region's words (OTHER_REGION)."""
+    path = catalog_path(edition, lesson, root)
+    if not path.exists():
+        return []
+    return [
+        Problem(edition, lesson.stem, e.msgctxt, "the other region's words: " + ", ".join(found))
+        for e in polib.pofile(str(path), wrapwidth=0)
+        if not e.obsolete and (found := regional_problems(edition, e.msgstr))
     ]
 
 
@@ -482,7 +589,7 @@ def main() -> int:
             p
             for edition in EDITIONS
             for lesson in chosen
-            for p in [*problems(edition, lesson), *glossary_problems(edition, lesson)]
+            for p in [*problems(edition, lesson), *glossary_problems(edition, lesson), *usage_problems(edition, lesson)]
         ]
         for problem in found:
             print(problem)

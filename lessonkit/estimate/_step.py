@@ -21,6 +21,7 @@ from lessonkit.estimate.choices import (
 )
 from lessonkit.estimate.resolve import Subject, Tensor, resolve_model
 from lessonkit.estimate.results import Estimate
+from lessonkit.i18n import _
 
 
 def check_flag(name: str, value: Any) -> bool:
@@ -83,10 +84,13 @@ class StepJob:
 
     def label_tail(self) -> str:
         """The end of an estimate's label, e.g. ', checkpointing · 2048 tokens x batch 1' (lesson 07)."""
-        implementation = "" if self.attention == "sdpa" else f", {self.attention} attention"
-        implementation += ", gelu_new" if self.gelu_new else ""
-        checkpointing = ", checkpointing" if self.checkpointing else ""
-        return f"{implementation}{checkpointing} · {self.seq_len} tokens x batch {self.batch}"
+        implementation = (
+            "" if self.attention == "sdpa" else _(", {attention} attention").format(attention=self.attention)
+        )
+        implementation += _(", gelu_new") if self.gelu_new else ""
+        checkpointing = _(", checkpointing") if self.checkpointing else ""
+        tokens = _(" · {seq_len} tokens x batch {batch}").format(seq_len=self.seq_len, batch=self.batch)
+        return f"{implementation}{checkpointing}{tokens}"
 
 
 def context_note(config: Any, seq_len: int) -> list[str]:
@@ -94,8 +98,10 @@ def context_note(config: Any, seq_len: int) -> list[str]:
     window = getattr(config, "max_position_embeddings", None)
     if isinstance(window, int) and not isinstance(window, bool) and 0 < window < seq_len:
         return [
-            f"seq_len {seq_len:,} is longer than {config.name}'s context window of {window:,} tokens: "
-            "the model cannot read that many at once"
+            _(
+                "seq_len {seq_len:,} is longer than {name}'s context window of {window:,} tokens: "
+                "the model cannot read that many at once"
+            ).format(seq_len=seq_len, name=config.name, window=window)
         ]
     return []
 
@@ -166,7 +172,7 @@ def step_estimate(
     tokens = seq_len * batch
     notes = [*subject.notes(), *notes]
     if c is None:
-        notes.append("a module that is not a lessonkit Transformer has no known shape: activations are not counted")
+        notes.append(_("a module that is not a lessonkit Transformer has no known shape: activations are not counted"))
         activations = start_temps = tied_temps = 0
     else:
         notes += context_note(c, seq_len)

@@ -13,6 +13,7 @@ from lessonkit.estimate.lora import LoraJob
 from lessonkit.estimate.results import Estimate, Fit
 from lessonkit.estimate.training import TrainingJob
 from lessonkit.gpus import GpuSpec, find_gpu
+from lessonkit.i18n import _
 from lessonkit.models import largest_llama_like
 from lessonkit.vram import format_bytes, max_params
 
@@ -98,9 +99,9 @@ def _device_budget(memory: Any) -> MemoryBudget:
             f"gpu: this device_memory() describes {memory.kind!r} memory with no GPU total; "
             "pass a GPU name such as 'T4' or a size such as '16GB'"
         )
-    basis = "CUDA's total on this machine"
+    basis = _("CUDA's total on this machine")
     if memory.kind == "mps":
-        basis = "torch.mps.recommended_max_memory() on this Mac"
+        basis = _("torch.mps.recommended_max_memory() on this Mac")
     return MemoryBudget(int(memory.total_bytes), str(memory.name), basis)
 
 
@@ -135,7 +136,7 @@ def largest_model_that_fits(
     ValueError says so when even the largest model llama_like can shape fits: the answer is not known.
     """
     job = plan_estimate(mode, dtype, **options)  # checked once, for every size tried below
-    available, _ = gpu_memory(gpu)
+    available = gpu_memory(gpu)[0]
 
     def fits_n(n: int) -> bool:
         return job.of(n).total <= available

@@ -18,6 +18,7 @@ from lessonkit.estimate.choices import (
 )
 from lessonkit.estimate.resolve import Subject, resolve_model
 from lessonkit.estimate.results import Estimate
+from lessonkit.i18n import _
 from lessonkit.units import DTYPE_BYTES
 
 
@@ -71,10 +72,10 @@ class InferenceJob:
             parts["temporaries"] = memparts.prefill_workspace_bytes(subject.config, batch, seq_len, act)
             notes += context_note(subject.config, seq_len)
         else:
-            notes.append("a module that is not a lessonkit Transformer has no known shape: weights only")
-        label = (
-            f"{subject.name} · inference · {dtype} weights, {self.kv_dtype} KV cache · {seq_len} tokens x batch {batch}"
-        )
+            notes.append(_("a module that is not a lessonkit Transformer has no known shape: weights only"))
+        label = _(
+            "{name} · inference · {dtype} weights, {kv_dtype} KV cache · {seq_len} tokens x batch {batch}"
+        ).format(name=subject.name, dtype=dtype, kv_dtype=self.kv_dtype, seq_len=seq_len, batch=batch)
         return Estimate(label, {"reading the prompt": parts}, tuple(notes), subject.n_params)
 
 

@@ -12,10 +12,11 @@ from lessonkit.estimate._step import StepJob, step_estimate, tensor_bytes
 from lessonkit.estimate.choices import ADAPTER_DTYPES, MODE_DTYPES
 from lessonkit.estimate.resolve import Subject, check_targets
 from lessonkit.estimate.results import Estimate
+from lessonkit.i18n import _, lazy
 from lessonkit.memparts import LORA_TARGETS
 from lessonkit.units import DTYPE_BYTES
 
-_QUANTISED_NOTE = "quantised base: the layers compute in 16 bits, so activations are counted at 2 bytes"
+_QUANTISED_NOTE = lazy("quantised base: the layers compute in 16 bits, so activations are counted at 2 bytes")
 
 
 @dataclass(frozen=True)
@@ -57,8 +58,10 @@ class LoraJob(StepJob):
         else:
             subject, trainable = subject.with_lora(rank, self.targets, DTYPE_BYTES[self.adapter_dtype])
         quantised = base_dtype in ("int8", "int4")
-        notes = [_QUANTISED_NOTE] if quantised else []
-        label = f"{subject.name} · LoRA r={subject.lora_rank or rank} · {base_dtype} base, {self.optimizer_label()}"
+        notes = [str(_QUANTISED_NOTE)] if quantised else []
+        label = _("{name} · LoRA r={rank} · {base_dtype} base, {optimizer}").format(
+            name=subject.name, rank=subject.lora_rank or rank, base_dtype=base_dtype, optimizer=self.optimizer_label()
+        )
         held = {"weights": weights, "quant_scales": scales, "adapters": tensor_bytes(trainable)}
         act = 2.0 if quantised else DTYPE_BYTES[base_dtype]
         return step_estimate(

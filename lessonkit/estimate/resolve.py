@@ -16,6 +16,7 @@ from typing import Any
 
 from lessonkit._checks import check_number
 from lessonkit.estimate.choices import FLOAT_DTYPES, INT4_SCALE_BYTES_PER_WEIGHT, INT8_SCALE_BYTES_PER_ROW
+from lessonkit.i18n import _
 from lessonkit.memparts import LORA_TARGETS
 from lessonkit.models import ModelConfig, find_model, largest_llama_like, llama_like
 from lessonkit.units import DTYPE_BYTES
@@ -60,7 +61,8 @@ class Subject:
         if isinstance(model, int):
             shape = llama_like(model)
             tensors = tuple(_count_tensors(model, shape, bytes_per_value, trainable))
-            return cls(f"{model / 1e9:.2f}B parameters", shape, tensors, model, shape_is_assumed=True)
+            name = _("{n:.2f}B parameters").format(n=model / 1e9)
+            return cls(name, shape, tensors, model, shape_is_assumed=True)
         return _module_subject(model)
 
     def weight_bytes(self, dtype: str) -> tuple[int, int]:
@@ -94,25 +96,43 @@ class Subject:
         model = self.model_config
         if model is not None and model.matched_from:
             out.append(
-                f"{model.matched_from!r} is not in the catalog by that name: counted as its base model "
-                f"{model.name} ({model.key}), whose shape a fine-tune keeps"
+                _(
+                    "{matched} is not in the catalog by that name: counted as its base model "
+                    "{name} ({key}), whose shape a fine-tune keeps"
+                ).format(matched=repr(model.matched_from), name=model.name, key=model.key)
             )
         if model is not None and model.is_moe:
             out.append(
-                f"mixture of experts: weights hold all {model.num_experts} experts of every layer "
-                f"({model.n_params:,} parameters); activations and temporaries count the "
-                f"{model.experts_per_token} experts a token uses as one MLP {self.config.intermediate_size} wide "
-                f"({model.active_params:,} active parameters per token); the router's few values per token "
-                "are left out"
+                _(
+                    "mixture of experts: weights hold all {experts} experts of every layer "
+                    "({n:,} parameters); activations and temporaries count the "
+                    "{used} experts a token uses as one MLP {width} wide "
+                    "({active:,} active parameters per token); the router's few values per token "
+                    "are left out"
+                ).format(
+                    experts=model.num_experts,
+                    n=model.n_params,
+                    used=model.experts_per_token,
+                    width=self.config.intermediate_size,
+                    active=model.active_params,
+                )
             )
         if self.shape_is_assumed:
             c = self.config
             out.append(
-                f"a bare parameter count has no shape: the KV cache, the activations and the 16-bit "
-                f"embeddings and head are those of a stand-in, a dense Llama-3-style shape "
-                f"({c.num_layers} layers, hidden {c.hidden_size}, {c.num_kv_heads} KV heads x {c.head_dim}, "
-                f"vocabulary {c.vocab_size}); a model with fewer layers for its size (a mixture of experts) "
-                "has a smaller KV cache. Pass its config.json or a ModelConfig for exact figures"
+                _(
+                    "a bare parameter count has no shape: the KV cache, the activations and the 16-bit "
+                    "embeddings and head are those of a stand-in, a dense Llama-3-style shape "
+                    "({layers} layers, hidden {hidden}, {kv_heads} KV heads x {head_dim}, "
+                    "vocabulary {vocab}); a model with fewer layers for its size (a mixture of experts) "
+                    "has a smaller KV cache. Pass its config.json or a ModelConfig for exact figures"
+                ).format(
+                    layers=c.num_layers,
+                    hidden=c.hidden_size,
+                    kv_heads=c.num_kv_heads,
+                    head_dim=c.head_dim,
+                    vocab=c.vocab_size,
+                )
             )
         return out
 

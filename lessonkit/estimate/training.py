@@ -12,6 +12,7 @@ from lessonkit.estimate._step import StepJob, step_estimate
 from lessonkit.estimate.choices import TRAINING_RECIPES
 from lessonkit.estimate.resolve import Subject, Tensor
 from lessonkit.estimate.results import Estimate
+from lessonkit.i18n import _
 from lessonkit.units import DTYPE_BYTES
 
 
@@ -30,7 +31,7 @@ class TrainingJob(StepJob):
         """The estimate for a model resolve_model has already checked (lesson 07)."""
         recipe = TRAINING_RECIPES[self.precision]
         subject = Subject.of(model, DTYPE_BYTES[recipe["weights"]], trainable=True)
-        weights, _ = subject.weight_bytes(recipe["weights"])
+        weights, _scales = subject.weight_bytes(recipe["weights"])
         trainable = [t for t in subject.tensors if t.trainable]
         if subject.from_module:
             _check_module_precision(self.precision, trainable)
@@ -45,10 +46,14 @@ class TrainingJob(StepJob):
         if autocast and subject.config is not None:
             copies = memparts.autocast_weight_copy_bytes(subject.config, act)
             notes.append(
-                "autocast: activations are counted at 2 bytes; some stay fp32 (the residual stream, norms, "
-                "softmax), so they are a lower bound"
+                _(
+                    "autocast: activations are counted at 2 bytes; some stay fp32 (the residual stream, norms, "
+                    "softmax), so they are a lower bound"
+                )
             )
-        label = f"{subject.name} · full fine-tuning · {self.precision}, {self.optimizer_label()}"
+        label = _("{name} · full fine-tuning · {precision}, {optimizer}").format(
+            name=subject.name, precision=self.precision, optimizer=self.optimizer_label()
+        )
         held = {"weights": weights, "master_weights": master}
         return step_estimate(
             self,
