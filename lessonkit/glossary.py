@@ -139,8 +139,12 @@ class GlossaryTable:
     def _repr_html_(self) -> str:
         left = "style='text-align:left;vertical-align:top'"
         head = "".join(f"<th {left}>{html.escape(h)}</th>" for h in self._headings())
+        # Each Chinese column says its script, so a browser draws it with that script's glyphs (SC or TC).
+        meaning = {"en": "", "zh_hans": " lang='zh-Hans'", "zh_hant": " lang='zh-Hant'"}[self.lang]
+        langs = ("", " lang='zh-Hans'", " lang='zh-Hant'", "", meaning)
         rows = "".join(
-            "<tr>" + "".join(f"<td {left}>{_html_cell(c)}</td>" for c in self._row(t)) + "</tr>" for t in self.terms
+            "<tr>" + "".join(f"<td {left}{la}>{_html_cell(c)}</td>" for c, la in zip(self._row(t), langs)) + "</tr>"
+            for t in self.terms
         )
         note = f"<p><small>{html.escape(text(_SEED_NOTE))}</small></p>" if self._seeded() else ""
         return f"<table><tr>{head}</tr>{rows}</table>{note}"
