@@ -88,9 +88,21 @@ def to_msgid(source: str) -> str:
 _FIELD = re.compile(r"\{[^{}]*\}")  # an f-string's or a template's replacement field
 
 
+_LITERAL_FIELD = re.compile(r"""\{\s*(['"])[^'"]*\1\s*(:[^{}]*)?\}""")
+
+
 def _fields(string: str) -> list[str]:
-    """A string's replacement fields, the words inside them blanked: {'bytes':>16} may become {'字节':>16}."""
-    return sorted(re.sub(r"'[^']*'|\"[^\"]*\"", "''", field) for field in _FIELD.findall(string))
+    """A string's replacement fields, the words inside them blanked: {'bytes':>16} may become {'字节':>16}.
+
+    A field that shows only a literal (a table header) may also change its width, {'bytes':>16} -> {'字节':>14}:
+    a Chinese character takes two columns, so the translation narrows the field to keep the columns aligned.
+    """
+    found = []
+    for field in _FIELD.findall(string):
+        if _LITERAL_FIELD.fullmatch(field):
+            field = re.sub(r"\d+", "#", _LITERAL_FIELD.sub(lambda m: "{'':" + (m.group(2) or ":")[1:] + "}", field))
+        found.append(re.sub(r"'[^']*'|\"[^\"]*\"", "''", field))
+    return sorted(found)
 
 
 def _joined_fstrings(tokens: list[tokenize.TokenInfo], source: str) -> list[tokenize.TokenInfo]:
