@@ -58,9 +58,6 @@ def colab_url(notebook: str) -> str:
     return f"https://colab.research.google.com/github/{REPOSITORY}/blob/{REF}/{_notebook_path(notebook)}"
 
 
-_colab_url = colab_url
-
-
 def github_url(notebook: str | None = None) -> str:
     """The repository's GitHub page, or one notebook's page there at REF (all lessons)."""
     base = f"https://github.com/{REPOSITORY}"
@@ -69,7 +66,7 @@ def github_url(notebook: str | None = None) -> str:
 
 def colab_badge(notebook: str) -> str:
     """The markdown of an 'Open in Colab' badge for a notebook (all lessons)."""
-    return f"[![Open In Colab]({_BADGE_IMAGE})]({_colab_url(notebook)})"
+    return f"[![Open In Colab]({_BADGE_IMAGE})]({colab_url(notebook)})"
 
 
 def install_command() -> str:

@@ -16,12 +16,12 @@ import sync_badges  # noqa: E402
 
 
 def test_colab_url_points_at_the_notebook_at_the_ref():
-    url = course._colab_url("02_cpu_vs_gpu_benchmark.ipynb")
+    url = course.colab_url("02_cpu_vs_gpu_benchmark.ipynb")
     assert url == (
         f"https://colab.research.google.com/github/{course.REPOSITORY}/blob/{course.REF}"
         "/notebooks/02_cpu_vs_gpu_benchmark.ipynb"
     )
-    assert course._colab_url("notebooks/02_cpu_vs_gpu_benchmark.ipynb") == url
+    assert course.colab_url("notebooks/02_cpu_vs_gpu_benchmark.ipynb") == url
 
 
 def test_badge_and_install_use_the_same_repository_and_ref():
@@ -71,7 +71,7 @@ def test_the_setup_cell_is_silent_when_lessonkit_is_ready():
 @pytest.mark.parametrize("bad", ["lesson.py", "", None, 3])
 def test_notebook_name_is_checked(bad):
     with pytest.raises(ValueError, match="notebook must be a notebook file name"):
-        course._colab_url(bad)
+        course.colab_url(bad)
 
 
 @pytest.mark.parametrize("bad", ["main", "master", "HEAD", "", "v1..2", "-rf", None, 1])

@@ -415,7 +415,6 @@ def test_hostile_argument(qualname, argument):
 # and sizes of the doctor's budget and benchmark. They get the same hostile values, called directly.
 
 PRIVATE_CALLS: dict[str, Callable[[], dict[str, Any]]] = {
-    "course._colab_url": lambda: {"notebook": "01_find_your_gpu.ipynb"},
     "glossary._find_term": lambda: {"name": "vram"},
     "doctor._vram_budget": lambda: {"memory_bytes": 16 * 2**30},
     "doctor._fitting_size": lambda: {"wanted": 2048, "free_bytes": 2**30, "element_bytes": 4},

@@ -12,7 +12,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from lessonkit.course import _colab_url, colab_badge, install_command, setup_cell
+from lessonkit.course import colab_badge, colab_url, install_command, setup_cell
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
@@ -49,8 +49,8 @@ def test_title_and_badge_point_at_this_notebook(path):
     assert first.cell_type == "markdown"
     assert re.match(rf"# {path.name[:2]} · \S", first.source)
     assert colab_badge(path.name) in first.source
-    assert COLAB_LINK.findall(first.source) == [_colab_url(path.name)]
-    assert _colab_url(path.name).endswith(f"/notebooks/{path.name}")
+    assert COLAB_LINK.findall(first.source) == [colab_url(path.name)]
+    assert colab_url(path.name).endswith(f"/notebooks/{path.name}")
 
 
 @pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name)

@@ -58,10 +58,15 @@ def is_setup(cell: dict) -> bool:
     return cell["cell_type"] == "code" and _SETUP_MARK in cell["source"]
 
 
+def _as_python(source: str) -> str:
+    """A code cell with its IPython lines (%pip, !ls) turned into comments, so that tokenize reads it."""
+    lines = [("#" + line) if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines()]
+    return "\n".join(lines) + "\n"
+
+
 def _python_tokens(source: str) -> list[tokenize.TokenInfo]:
     """The tokens of a code cell, its IPython lines (%pip, !ls) read as comments."""
-    lines = [("#" + line) if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines()]
-    return list(tokenize.generate_tokens(io.StringIO("\n".join(lines) + "\n").readline))
+    return list(tokenize.generate_tokens(io.StringIO(_as_python(source)).readline))
 
 
 def _sentence(string_token: str) -> bool:
@@ -137,9 +142,7 @@ def _joined_fstrings(tokens: list[tokenize.TokenInfo], source: str) -> list[toke
 
 def _code_tokens(source: str) -> list[tokenize.TokenInfo]:
     skip = (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT)
-    lines = [("#" + line) if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines()]
-    readable = "\n".join(lines) + "\n"
-    return [t for t in _joined_fstrings(_python_tokens(source), readable) if t.type not in skip]
+    return [t for t in _joined_fstrings(_python_tokens(source), _as_python(source)) if t.type not in skip]
 
 
 def code_change(english: str, translated: str) -> str | None:
@@ -332,8 +335,7 @@ def problems(edition: str, lesson: Path, root: Path = ROOT) -> list[Problem]:
             shown = ", ".join(map(repr, unrendered_bold(mine.msgstr)))
             what = f"bold that Markdown shows as ** (move the punctuation outside the **): {shown}"
             found.append(Problem(edition, name, entry.msgctxt, what))
-        elif entry.comment.startswith("code") and changes_code(entry.msgid, mine.msgstr):
-            change = code_change(entry.msgid, mine.msgstr)
+        elif entry.comment.startswith("code") and (change := code_change(entry.msgid, mine.msgstr)):
             what = f"the translation changes code, not only comments and sentences: {change}"
             found.append(Problem(edition, name, entry.msgctxt, what))
     built = edition_path(edition, lesson, root)

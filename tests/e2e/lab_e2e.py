@@ -1001,7 +1001,7 @@ def test_chinese_handouts_have_a_glyph_for_every_character(browser_context, lang
     pages = chinese_handouts(language)
     assert pages, f"no handouts in dist/handouts/{language}: run `make handouts`"
     for path in pages:
-        text = html_text(path.read_text("utf-8"))
+        text = handouts.visible_text(path.read_text("utf-8"))
         lacking = {ch for ch in set(text) if not ch.isspace() and ord(ch) >= 0x20 and ord(ch) not in covered}
         if lacking:
             missing[handout_id(path)] = lacking
@@ -1014,11 +1014,3 @@ def test_chinese_handouts_have_a_glyph_for_every_character(browser_context, lang
         page.screenshot(path=str(SHOTS / f"handout_{language}_01.png"))
     finally:
         page.close()
-
-
-def html_text(page: str) -> str:
-    """What a reader of `page` can read (tags, styles and scripts left out), whitespace kept."""
-    import html as _html
-
-    body = re.sub(r"(?is)<(style|script)\b.*?</\1\s*>", "", page)
-    return _html.unescape(re.sub(r"<[^>]*>", " ", body))
