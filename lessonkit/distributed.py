@@ -32,6 +32,7 @@ _BACKENDS = ("gloo", "nccl")
 _POLL_S = 0.05
 _GRACE_S = 5.0
 _PORT_TRIES = 3
+_JOIN_S = 45.0  # seconds the ranks get to join one group once started; then they are stopped and a new port tried
 
 
 def _family(host: str) -> int:
@@ -237,6 +238,7 @@ def ddp_worker(rank: int, world_size: int, init_method: str, backend: str, paylo
             timeout=timedelta(seconds=config["timeout_s"]),
             **bind,
         )
+        results.put(("joined", rank, b""))  # tell the parent this rank found the others
         try:
             model = config["model"].to(device)
             ddp = DistributedDataParallel(model, device_ids=[rank] if device.type == "cuda" else None)
@@ -285,7 +287,13 @@ class _PortTaken(RuntimeError):
     """Rank 0 could not listen on the chosen port: someone else took it first."""
 
 
-def _run_ranks(port: int, world_size: int, backend: str, payload: bytes, timeout_s: float) -> tuple[dict, list, float]:
+class _NotJoined(RuntimeError):
+    """The ranks did not all join the process group within join_s: nothing was trained, so a new port is tried."""
+
+
+def _run_ranks(
+    port: int, world_size: int, backend: str, payload: bytes, timeout_s: float, join_s: float
+) -> tuple[dict, list, float]:
     """Start the ranks against tcp://127.0.0.1:port, collect what each reports, join them all."""
     init_method = f"tcp://127.0.0.1:{port}"
     context = _process_context()
@@ -300,25 +308,34 @@ def _run_ranks(port: int, world_size: int, backend: str, payload: bytes, timeout
     ]
     start = time.perf_counter()
     deadline = time.monotonic() + timeout_s
+    joined: set[int] = set()
     received: dict[int, tuple] = {}
     try:
         for p in processes:
             p.start()
+        join_deadline = time.monotonic() + join_s  # counted once every rank runs (a fork server may still be loading)
         while len(received) < world_size:
+            now = time.monotonic()
+            if now > deadline:
+                waiting = [r for r in range(world_size) if r not in joined]
+                where = f"; rank(s) {waiting} had not joined the group" if waiting else ""
+                raise TimeoutError(f"the {world_size} processes did not finish within {timeout_s:g} s{where}")
+            if len(joined) < world_size and now > join_deadline:
+                raise _NotJoined(port)
             try:
                 kind, rank, data = results.get(timeout=_POLL_S)
             except queue_module.Empty:
                 failed = [(i, p.exitcode) for i, p in enumerate(processes) if p.exitcode not in (None, 0)]
-                if failed:
-                    try:  # a rank that fails sends its traceback first: wait a moment for it
-                        kind, rank, data = results.get(timeout=1.0)
-                    except queue_module.Empty:
-                        rank, code = failed[0]
-                        raise RuntimeError(f"rank {rank} exited with code {code} before reporting back") from None
-                elif time.monotonic() > deadline:
-                    raise TimeoutError(f"the {world_size} processes did not finish within {timeout_s:g} s") from None
-                else:
+                if not failed:
                     continue
+                try:  # a rank that fails sends its traceback first: wait a moment for it
+                    kind, rank, data = results.get(timeout=1.0)
+                except queue_module.Empty:
+                    rank, code = failed[0]
+                    raise RuntimeError(f"rank {rank} exited with code {code} before reporting back") from None
+            if kind == "joined":
+                joined.add(rank)
+                continue
             if kind == "error":
                 if "address already in use" in data.lower():
                     raise _PortTaken(port)
@@ -357,7 +374,8 @@ def run_data_parallel(
 ) -> DataParallelResult:
     """Train `model` with DDP on `world_size` local processes, each on 1/world_size of every batch (lesson 09).
 
-    The processes find each other at tcp://127.0.0.1 on a free port. `delays[r]` makes rank r a
+    The processes find each other at tcp://127.0.0.1 on a free port; ranks that have not all joined
+    the group 45 s after starting are stopped and started again on a new port. `delays[r]` makes rank r a
     straggler: it sleeps that many seconds at the start of every step (or, given one number per
     step, of each step). Each process destroys its process group and is joined before this
     returns; after an error or `timeout_s` the processes are terminated. In a script, call this
@@ -398,12 +416,19 @@ def run_data_parallel(
     for attempt in range(_PORT_TRIES):
         port = _free_port()
         try:
-            received, processes, wall = _run_ranks(port, world_size, backend, payload, timeout_s)
+            received, processes, wall = _run_ranks(port, world_size, backend, payload, timeout_s, _JOIN_S)
             break
         except _PortTaken:  # another program took the port before rank 0 listened on it: nothing ran, retry
             if attempt == _PORT_TRIES - 1:
                 raise RuntimeError(
                     f"no free port: {_PORT_TRIES} ports in a row were taken before rank 0 could listen"
+                ) from None
+        except _NotJoined:  # the ranks never found each other (a stalled connection): nothing ran, retry
+            if attempt == _PORT_TRIES - 1:
+                raise RuntimeError(
+                    f"the {world_size} processes could not join one process group on 127.0.0.1: "
+                    f"{_PORT_TRIES} tries, each given {_JOIN_S:g} s. Is something on this machine blocking "
+                    f"connections to itself (a firewall, a VPN)?"
                 ) from None
     return DataParallelResult(
         weights=tuple(received[r][0] for r in range(world_size)),
