@@ -14,7 +14,6 @@ import inspect
 import ipaddress
 import os
 import pickle
-import queue as queue_module
 import socket
 import sys
 import time
@@ -22,6 +21,7 @@ import traceback
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
+from multiprocessing.connection import wait as wait_for_ready
 
 import torch
 import torch.nn.functional as F
@@ -32,7 +32,6 @@ _BACKENDS = ("gloo", "nccl")
 _POLL_S = 0.05
 _GRACE_S = 5.0
 _PORT_TRIES = 3
-_JOIN_S = 45.0  # seconds the ranks get to join one group once started; then they are stopped and a new port tried
 
 
 def _family(host: str) -> int:
@@ -214,11 +213,16 @@ def _sync(device: torch.device) -> None:
         torch.cuda.synchronize(device)
 
 
-def ddp_worker(rank: int, world_size: int, init_method: str, backend: str, payload: bytes, results) -> None:
-    """What each process runs: join the group, train its slice of every batch under DDP, report back (lesson 09)."""
+def ddp_worker(rank: int, world_size: int, init_method: str, backend: str, payload: bytes, report) -> None:
+    """What each process runs: join the group, train its slice of every batch under DDP, report back (lesson 09).
+
+    `report` is this rank's own end of a pipe to the parent; send() writes at once, so what a rank
+    reports has reached the parent before it moves on.
+    """
     import torch.distributed as dist
     from torch.nn.parallel import DistributedDataParallel
 
+    code = 1
     try:
         config = pickle.loads(payload)
         if backend == "nccl":
@@ -238,7 +242,6 @@ def ddp_worker(rank: int, world_size: int, init_method: str, backend: str, paylo
             timeout=timedelta(seconds=config["timeout_s"]),
             **bind,
         )
-        results.put(("joined", rank, b""))  # tell the parent this rank found the others
         try:
             model = config["model"].to(device)
             ddp = DistributedDataParallel(model, device_ids=[rank] if device.type == "cuda" else None)
@@ -260,12 +263,17 @@ def ddp_worker(rank: int, world_size: int, init_method: str, backend: str, paylo
                 step_s.append(time.perf_counter() - start)
                 losses.append(loss.item())
             weights = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
-            results.put(("ok", rank, pickle.dumps((weights, losses, step_s))))
+            report.send(("ok", rank, pickle.dumps((weights, losses, step_s))))
+            code = 0
         finally:
             dist.destroy_process_group()
     except BaseException:
-        results.put(("error", rank, traceback.format_exc()))
-        raise SystemExit(1) from None
+        report.send(("error", rank, traceback.format_exc()))
+    finally:
+        report.close()
+        # Leave now: everything is reported. Letting Python free DDP and the Gloo group here can
+        # deadlock inside PyTorch (a Gloo thread needs the GIL that the freeing thread holds).
+        os._exit(code)
 
 
 def _stop(processes: Sequence, graceful: bool) -> None:
@@ -287,67 +295,57 @@ class _PortTaken(RuntimeError):
     """Rank 0 could not listen on the chosen port: someone else took it first."""
 
 
-class _NotJoined(RuntimeError):
-    """The ranks did not all join the process group within join_s: nothing was trained, so a new port is tried."""
-
-
-def _run_ranks(
-    port: int, world_size: int, backend: str, payload: bytes, timeout_s: float, join_s: float
-) -> tuple[dict, list, float]:
+def _run_ranks(port: int, world_size: int, backend: str, payload: bytes, timeout_s: float) -> tuple[dict, list, float]:
     """Start the ranks against tcp://127.0.0.1:port, collect what each reports, join them all."""
     init_method = f"tcp://127.0.0.1:{port}"
     context = _process_context()
-    results = context.Queue()
+    # One pipe per rank, not a shared queue: a rank's send() needs no lock shared with the others and
+    # no background thread to deliver it, and the parent sees the pipe close when the rank exits.
+    pipes = [context.Pipe(duplex=False) for _ in range(world_size)]
     processes = [
         context.Process(
             target=ddp_worker,
-            args=(rank, world_size, init_method, backend, payload, results),
+            args=(rank, world_size, init_method, backend, payload, pipes[rank][1]),
             name=f"lessonkit-ddp-rank{rank}",
         )
         for rank in range(world_size)
     ]
     start = time.perf_counter()
     deadline = time.monotonic() + timeout_s
-    joined: set[int] = set()
     received: dict[int, tuple] = {}
     try:
         for p in processes:
             p.start()
-        join_deadline = time.monotonic() + join_s  # counted once every rank runs (a fork server may still be loading)
+        for _, writer in pipes:
+            writer.close()  # the ranks hold their own ends now
+        readers = {reader: rank for rank, (reader, _) in enumerate(pipes)}
         while len(received) < world_size:
-            now = time.monotonic()
-            if now > deadline:
-                waiting = [r for r in range(world_size) if r not in joined]
-                where = f"; rank(s) {waiting} had not joined the group" if waiting else ""
-                raise TimeoutError(f"the {world_size} processes did not finish within {timeout_s:g} s{where}")
-            if len(joined) < world_size and now > join_deadline:
-                raise _NotJoined(port)
-            try:
-                kind, rank, data = results.get(timeout=_POLL_S)
-            except queue_module.Empty:
-                failed = [(i, p.exitcode) for i, p in enumerate(processes) if p.exitcode not in (None, 0)]
-                if not failed:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"the {world_size} processes did not finish within {timeout_s:g} s")
+            for reader in wait_for_ready(list(readers), timeout=_POLL_S):
+                try:
+                    kind, rank, data = reader.recv()
+                except EOFError:  # the rank exited and closed its end: it has nothing more to say
+                    rank = readers.pop(reader)
+                    if rank not in received:
+                        processes[rank].join(timeout=_GRACE_S)
+                        code = processes[rank].exitcode
+                        raise RuntimeError(f"rank {rank} exited with code {code} before reporting back") from None
                     continue
-                try:  # a rank that fails sends its traceback first: wait a moment for it
-                    kind, rank, data = results.get(timeout=1.0)
-                except queue_module.Empty:
-                    rank, code = failed[0]
-                    raise RuntimeError(f"rank {rank} exited with code {code} before reporting back") from None
-            if kind == "joined":
-                joined.add(rank)
-                continue
-            if kind == "error":
-                if "address already in use" in data.lower():
-                    raise _PortTaken(port)
-                raise RuntimeError(f"rank {rank} failed:\n{data}")
-            received[rank] = pickle.loads(data)
+                if kind == "error":
+                    if "address already in use" in data.lower():
+                        raise _PortTaken(port)
+                    raise RuntimeError(f"rank {rank} failed:\n{data}")
+                else:
+                    received[rank] = pickle.loads(data)
     except BaseException:
         _stop(processes, graceful=False)
         raise
     finally:
         _stop(processes, graceful=True)  # a no-op after the line above
-        results.close()
-        results.join_thread()
+        for reader, writer in pipes:
+            reader.close()
+            writer.close()
     return received, processes, time.perf_counter() - start
 
 
@@ -374,8 +372,7 @@ def run_data_parallel(
 ) -> DataParallelResult:
     """Train `model` with DDP on `world_size` local processes, each on 1/world_size of every batch (lesson 09).
 
-    The processes find each other at tcp://127.0.0.1 on a free port; ranks that have not all joined
-    the group 45 s after starting are stopped and started again on a new port. `delays[r]` makes rank r a
+    The processes find each other at tcp://127.0.0.1 on a free port. `delays[r]` makes rank r a
     straggler: it sleeps that many seconds at the start of every step (or, given one number per
     step, of each step). Each process destroys its process group and is joined before this
     returns; after an error or `timeout_s` the processes are terminated. In a script, call this
@@ -416,19 +413,12 @@ def run_data_parallel(
     for attempt in range(_PORT_TRIES):
         port = _free_port()
         try:
-            received, processes, wall = _run_ranks(port, world_size, backend, payload, timeout_s, _JOIN_S)
+            received, processes, wall = _run_ranks(port, world_size, backend, payload, timeout_s)
             break
         except _PortTaken:  # another program took the port before rank 0 listened on it: nothing ran, retry
             if attempt == _PORT_TRIES - 1:
                 raise RuntimeError(
                     f"no free port: {_PORT_TRIES} ports in a row were taken before rank 0 could listen"
-                ) from None
-        except _NotJoined:  # the ranks never found each other (a stalled connection): nothing ran, retry
-            if attempt == _PORT_TRIES - 1:
-                raise RuntimeError(
-                    f"the {world_size} processes could not join one process group on 127.0.0.1: "
-                    f"{_PORT_TRIES} tries, each given {_JOIN_S:g} s. Is something on this machine blocking "
-                    f"connections to itself (a firewall, a VPN)?"
                 ) from None
     return DataParallelResult(
         weights=tuple(received[r][0] for r in range(world_size)),

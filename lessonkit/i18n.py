@@ -11,8 +11,10 @@ import gettext as _gettext
 import os
 import sys
 import unicodedata
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 LANGUAGES: tuple[str, ...] = ("en", "zh-Hans", "zh-Hant")  # English first: the default and the source
 DOMAIN = "lessonkit"
@@ -20,6 +22,8 @@ ENVIRONMENT = "LESSONKIT_LANG"  # set by set_language, read by `lessonkit doctor
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 
 _state: dict[str, Any] = {"language": "en", "catalog": _gettext.NullTranslations()}
+
+Record = TypeVar("Record")
 
 
 def check_language(language: str) -> str:
@@ -126,6 +130,23 @@ def lazy(message: str, **fields: Any) -> Lazy:
 
 
 N_ = lazy  # the usual gettext name for "mark for translation now, translate when shown"
+
+
+def translate_fields(record: Record, names: Iterable[str], texts: Iterable[Lazy]) -> Record:
+    """A copy of `record`, a dict or a dataclass, with its fields `names` translated through `texts` (lessons 02, 07).
+
+    A field whose value is the English message of one of `texts` gets that text in the current language; any other
+    value (another text, a number, a missing field) stays as it is.
+    """
+    by_message = {entry.message: entry for entry in texts}
+    names = tuple(names)
+    values = record if isinstance(record, Mapping) else {name: getattr(record, name) for name in names}
+    shown = {
+        name: str(by_message[value])
+        for name in names
+        if isinstance(value := values.get(name), str) and value in by_message
+    }
+    return {**record, **shown} if isinstance(record, Mapping) else replace(record, **shown)
 
 
 def text(value: Any) -> str:

@@ -7,25 +7,22 @@ from typing import Any
 
 from lessonkit._checks import check_choice
 from lessonkit._data import read_json
-from lessonkit.i18n import Lazy, lazy
+from lessonkit.i18n import Lazy, lazy, translate_fields
 
 # What a learner reads of a recorded run (its where, operation, timer and source), in the language lessonkit
 # speaks when single_runs() is called; the data file keeps the English, which also stays the lookup key.
 _SHOWN_FIELDS = ("where", "operation", "timer", "source")
-_SHOWN: dict[str, Lazy] = {
-    entry.message: entry
-    for entry in (
-        lazy("Google Colab free tier"),
-        lazy("5000 x 5000 fp32 matmul, the original lesson's benchmark"),
-        lazy("one run timed with time.time(), torch.cuda.synchronize() before and after the GPU run"),
-        lazy(
-            "A learner's write-up, in Traditional Chinese, of working through 'GPU Setup & Cloud' (Phase 0, "
-            "Lesson 3 of the open course AI Engineering from Scratch, https://github.com/rohitg00/ai-engineering-"
-            "from-scratch) on Colab: 「從零開始學 AI 工程（三）：Phase 0-3 GPU 配置與雲端」 (the write-up's author is "
-            "not named in the course's copy, and no public link to it is known)"
-        ),
-    )
-}
+_SHOWN: tuple[Lazy, ...] = (
+    lazy("Google Colab free tier"),
+    lazy("5000 x 5000 fp32 matmul, the original lesson's benchmark"),
+    lazy("one run timed with time.time(), torch.cuda.synchronize() before and after the GPU run"),
+    lazy(
+        "A learner's write-up, in Traditional Chinese, of working through 'GPU Setup & Cloud' (Phase 0, "
+        "Lesson 3 of the open course AI Engineering from Scratch, https://github.com/rohitg00/ai-engineering-"
+        "from-scratch) on Colab: 「從零開始學 AI 工程（三）：Phase 0-3 GPU 配置與雲端」 (the write-up's author is "
+        "not named in the course's copy, and no public link to it is known)"
+    ),
+)
 
 
 @lru_cache(maxsize=1)
@@ -38,17 +35,7 @@ def single_runs() -> list[dict[str, Any]]:
 
     The texts a learner reads (where, operation, timer, source) are in the language lessonkit speaks now.
     """
-    return [_shown(run) for run in _load()["single_runs"]]
-
-
-def _shown(run: dict[str, Any]) -> dict[str, Any]:
-    """A copy of a recorded run whose texts are in the current language (English when there is no translation)."""
-    shown = dict(run)
-    for name in _SHOWN_FIELDS:
-        value = shown.get(name)
-        if isinstance(value, str) and value in _SHOWN:
-            shown[name] = str(_SHOWN[value])
-    return shown
+    return [translate_fields(run, _SHOWN_FIELDS, _SHOWN) for run in _load()["single_runs"]]
 
 
 def sweeps() -> list[dict[str, Any]]:

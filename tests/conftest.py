@@ -1,4 +1,5 @@
-"""Shared fixtures: fake nvidia-smi executables on PATH, and a CUDA-free, MPS-free machine by default."""
+"""Shared fixtures: fake nvidia-smi executables on PATH, a CUDA-free, MPS-free machine by default, and the
+exercises' fresh scoreboard and known 16 GiB CPU-only machine (test_exercises.py, test_exercise_traps.py)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import gc
 import os
 import stat
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -90,3 +92,21 @@ def cpu_only(monkeypatch: pytest.MonkeyPatch) -> None:
 def not_colab(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delitem(sys.modules, "google.colab", raising=False)
     monkeypatch.delenv("COLAB_RELEASE_TAG", raising=False)
+
+
+@pytest.fixture
+def fresh_scoreboard() -> Iterator[None]:
+    """No exercise verdict recorded before or after the test, so no test sees another's (lesson 04's scoreboard)."""
+    from lessonkit.exercises import reset
+
+    reset()
+    yield
+    reset()
+
+
+@pytest.fixture
+def cpu_machine(cpu_only: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No GPU, and a known 16 GiB of RAM, whatever this machine has (the exercises' machine-dependent questions)."""
+    from lessonkit.exercises import machine
+
+    monkeypatch.setattr(machine, "ram_here", lambda: 16 * 2**30)

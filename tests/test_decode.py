@@ -11,26 +11,23 @@ import torch
 from lessonkit.estimate import DEFAULT_INFERENCE_TOKENS, decode_speed, estimate_inference
 from lessonkit.gpus import catalog, find_gpu
 from lessonkit.models import ModelConfig
+from tests.test_models import TINY as TINY_MODELS
 
 CONFIGS = Path(__file__).resolve().parent / "data" / "hf_configs"
 
-# 10 words of 4 values, 2 layers, 2 query heads sharing 1 key-value head of width 2, an MLP 8 wide.
-TINY = ModelConfig(
-    name="tiny",
-    vocab_size=10,
-    hidden_size=4,
-    num_layers=2,
-    num_heads=2,
-    num_kv_heads=1,
-    head_dim=2,
-    intermediate_size=8,
-)
-# per layer: 2 norms 4 + 4, q 4x4, k 2x4, v 2x4, o 4x4, gate/up/down 8x4 each = 152
-TINY_PARAMS = 40 + 2 * 152 + 4 + 40  # embedding, layers, final norm, head
-# the same with 4 experts of width 8, 1 per token, and a 4 x 4 router: 52 + 4 + 16 + 4 x 96 = 456 per layer
+# tests/test_models.py's tiny Llama: 97 words of 48 values, 2 layers, 6 query heads of width 8 sharing 2 key-value
+# heads, a gated MLP 96 wide, RMSNorm, no biases, an output head of its own (not tied to the embedding table).
+TINY = TINY_MODELS["llama"]
+EMBEDDING = 97 * 48  # 4,656: the embedding table, and the untied head is the same shape
+ROW = 48  # one token's row of the embedding table
+# per layer: 2 norms 48 + 48, q 48x48 = 2,304, k 16x48 = 768, v 16x48 = 768, o 48x48 = 2,304,
+# gate/up/down 96x48 = 4,608 each (13,824): 96 + 2,304 + 768 + 768 + 2,304 + 13,824 = 20,064
+TINY_PARAMS = EMBEDDING + 2 * 20_064 + 48 + EMBEDDING  # embedding, layers, final norm, head: 49,488
+# the same with 4 experts of width 96, 1 per token, and a 4 x 48 router (192):
+# 96 + 6,144 (q, k, v and o, as above) + 192 + 4 x 13,824 = 61,728 per layer
 TINY_MOE = replace(TINY, name="tiny moe", num_experts=4, experts_per_token=1)
-EXPERT = 3 * 8 * 4  # one expert's gate, up and down
-TINY_MOE_PARAMS = 40 + 2 * 456 + 4 + 40
+EXPERT = 3 * 96 * 48  # one expert's gate, up and down: 13,824
+TINY_MOE_PARAMS = EMBEDDING + 2 * 61_728 + 48 + EMBEDDING  # 132,816
 
 
 def test_the_tiny_shapes_have_the_parameters_counted_by_hand():
@@ -39,8 +36,8 @@ def test_the_tiny_shapes_have_the_parameters_counted_by_hand():
 
 def test_a_dense_step_reads_every_weight_but_the_embedding_table_and_the_whole_kv_cache():
     speed = decode_speed(TINY, "T4", dtype="fp16", seq_len=10, batch=1)
-    read = TINY_PARAMS - 40 + 4  # the embedding table: one row of 4 values
-    kv = 2 * 2 * 1 * 2 * 2 * 10  # K and V x layers x KV heads x head_dim x 2 bytes x 10 tokens
+    read = TINY_PARAMS - EMBEDDING + ROW  # the embedding table: one row of 48 values
+    kv = 2 * 2 * 2 * 8 * 2 * 10  # K and V x layers x KV heads x head_dim x 2 bytes x 10 tokens: 1,280
     assert (speed.weight_bytes, speed.kv_cache_bytes) == (2 * read, kv)
     assert speed.bytes_per_step == 2 * read + kv
     assert speed.bandwidth_gb_s == find_gpu("T4").bandwidth_gb_s == 300
@@ -50,8 +47,8 @@ def test_a_dense_step_reads_every_weight_but_the_embedding_table_and_the_whole_k
 
 def test_a_batch_reads_the_weights_once_and_every_sequences_kv_cache():
     speed = decode_speed(TINY, "H100_SXM", dtype="fp32", seq_len=7, batch=3, kv_dtype="fp16")
-    read = TINY_PARAMS - 40 + 3 * 4  # three rows of the embedding table
-    kv = 2 * 2 * 1 * 2 * 2 * 7 * 3
+    read = TINY_PARAMS - EMBEDDING + 3 * ROW  # three rows of the embedding table
+    kv = 2 * 2 * 2 * 8 * 2 * 7 * 3  # as above, for 7 tokens of 3 sequences: 2,688
     assert (speed.weight_bytes, speed.kv_cache_bytes) == (4 * read, kv)
     assert speed.step_seconds == pytest.approx((4 * read + kv) / 3350e9, rel=1e-12)
     assert speed.batch_tokens_per_s == pytest.approx(3 * speed.tokens_per_s, rel=1e-12)
@@ -59,7 +56,7 @@ def test_a_batch_reads_the_weights_once_and_every_sequences_kv_cache():
 
 def test_tied_embeddings_are_read_in_whole_as_the_output_head():
     tied = replace(TINY, tied_embeddings=True)
-    assert decode_speed(tied, "T4", seq_len=1).weight_bytes == 2 * (TINY_PARAMS - 40)  # no head of its own
+    assert decode_speed(tied, "T4", seq_len=1).weight_bytes == 2 * (TINY_PARAMS - EMBEDDING)  # no head of its own
 
 
 @pytest.mark.parametrize("dtype", ["fp32", "bf16", "fp8", "int8", "int4"])
@@ -76,10 +73,10 @@ def test_a_mixture_of_experts_reads_the_experts_its_tokens_use_and_at_most_all()
         return decode_speed(TINY_MOE, "T4", seq_len=1, batch=batch).weight_bytes // 2
 
     unused = 2 * 3 * EXPERT  # one sequence: 3 of the 4 experts of each layer stay unread
-    assert read(1) == TINY_MOE_PARAMS - 40 + 4 - unused == TINY_MOE.active_params - 40 + 4
-    assert read(2) == TINY_MOE_PARAMS - 40 + 2 * 4 - 2 * 2 * EXPERT
-    assert read(4) == TINY_MOE_PARAMS - 40 + 4 * 4  # every expert
-    assert read(8) == TINY_MOE_PARAMS - 40 + 8 * 4  # still every expert, never more
+    assert read(1) == TINY_MOE_PARAMS - EMBEDDING + ROW - unused == TINY_MOE.active_params - EMBEDDING + ROW
+    assert read(2) == TINY_MOE_PARAMS - EMBEDDING + 2 * ROW - 2 * 2 * EXPERT
+    assert read(4) == TINY_MOE_PARAMS - EMBEDDING + 4 * ROW  # every expert
+    assert read(8) == TINY_MOE_PARAMS - EMBEDDING + 8 * ROW  # still every expert, never more
     assert "1 of every layer's 4 experts" in str(decode_speed(TINY_MOE, "T4", seq_len=1))
 
 

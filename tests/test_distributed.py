@@ -174,37 +174,6 @@ def test_only_taken_ports_give_a_clear_error(monkeypatch):
     assert leftover_children(set()) == []
 
 
-def test_ranks_that_do_not_join_in_time_are_stopped_and_started_on_a_new_port(monkeypatch):
-    # A rendezvous can stall (a connection that never completes); nothing has trained yet, so the ranks are
-    # stopped and the run starts over on another port. Here the first try allows no time at all to join.
-    from lessonkit import distributed
-
-    real_run_ranks, ports = distributed._run_ranks, []
-
-    def first_try_has_no_time(port, world_size, backend, payload, timeout_s, join_s):
-        ports.append(port)
-        return real_run_ranks(port, world_size, backend, payload, timeout_s, join_s if len(ports) > 1 else -1.0)
-
-    monkeypatch.setattr(distributed, "_run_ranks", first_try_has_no_time)
-    x, y = make_data()
-    result = run_data_parallel(make_model(), x, y, batch_size=BATCH, steps=STEPS, lr=LR, timeout_s=60)
-    assert len(ports) == 2 and result.port == ports[1]
-    assert result.exitcodes == (0, 0)
-    assert multiprocessing.active_children() == []
-    assert leftover_children(set(result.pids)) == []
-
-
-def test_ranks_that_never_join_give_a_clear_error(monkeypatch):
-    from lessonkit import distributed
-
-    monkeypatch.setattr(distributed, "_JOIN_S", -1.0)
-    x, y = make_data()
-    with pytest.raises(RuntimeError, match="could not join one process group on 127.0.0.1: 3 tries"):
-        run_data_parallel(make_model(), x, y, batch_size=BATCH, timeout_s=60)
-    assert multiprocessing.active_children() == []
-    assert leftover_children(set()) == []
-
-
 # --- the single-process reference and the helpers -----------------------------------------------
 
 

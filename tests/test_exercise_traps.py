@@ -12,9 +12,10 @@ import pytest
 import torch
 
 from lessonkit.device import DeviceMemory
-from lessonkit.exercises import EXERCISES, machine, reset
+from lessonkit.exercises import EXERCISES, machine
+from lessonkit.exercises.base import TeacherNote
 from lessonkit.exercises.display import CORRECT, INCORRECT
-from lessonkit.exercises.kinds import NumberExercise, TeacherNote, VersionExercise
+from lessonkit.exercises.kinds import NumberExercise, VersionExercise
 from lessonkit.timing import matmul_flops
 from lessonkit.units import GB, GIB, MIB
 
@@ -24,17 +25,8 @@ GENERIC_MISS = "Ask for a hint"  # the words of a miss that names no mistake
 T4_CUDA_TOTAL = 15835660288  # what CUDA reports on a Colab T4 (lessonkit.reference)
 
 
-@pytest.fixture(autouse=True)
-def fresh_scoreboard():
-    reset()
-    yield
-    reset()
-
-
-@pytest.fixture
-def cpu_machine(cpu_only, monkeypatch):
-    """No GPU, and a known 16 GiB of RAM, whatever this machine has."""
-    monkeypatch.setattr(machine, "ram_here", lambda: 16 * GIB)
+# fresh_scoreboard and cpu_machine are tests/conftest.py's, shared with test_exercises.py.
+pytestmark = pytest.mark.usefixtures("fresh_scoreboard")
 
 
 def fake_gpu(monkeypatch, *, kind="cuda", name="Tesla T4", total=T4_CUDA_TOTAL, cpu_seconds, gpu_seconds):

@@ -44,17 +44,8 @@ def stated(value: float, text: str) -> bool:
     return re.search(rf"(?<![\d.]){re.escape(f'{value:.3g}')}(?![\d])", text) is not None
 
 
-@pytest.fixture(autouse=True)
-def fresh_scoreboard():
-    reset()
-    yield
-    reset()
-
-
-@pytest.fixture
-def cpu_machine(cpu_only, monkeypatch):
-    """No GPU, and a known 16 GiB of RAM, whatever this machine has."""
-    monkeypatch.setattr(machine, "ram_here", lambda: 16 * GIB)
+# fresh_scoreboard and cpu_machine are tests/conftest.py's, shared with test_exercise_traps.py.
+pytestmark = pytest.mark.usefixtures("fresh_scoreboard")
 
 
 def fake_gpu(

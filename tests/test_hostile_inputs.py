@@ -269,9 +269,9 @@ EXEMPT = {
         f"exercises.{name}": "reads or judges a learner's answer for Exercise.check(), which never raises: "
         "malformed answers are tested in test_exercises.py"
         for name in (
-            "kinds.close",
-            "kinds.distinct_traps",
-            "kinds.judge_number",
+            "judging.close",
+            "judging.distinct_traps",
+            "judging.judge_number",
             "reading.describe_answer",
             "reading.not_attempted",
             "reading.read_billions",
@@ -298,9 +298,13 @@ EXEMPT = {
     "i18n.get_language": "takes no arguments",
     **{
         f"exercises.{name}": "joins or labels lessonkit's own verdict texts; no learner's value reaches it"
-        for name in ("display.status_label", "display.then", "kinds.asks_for_hint")
+        for name in ("display.status_label", "display.then", "judging.asks_for_hint")
     },
     "i18n.N_": "the same function as i18n.lazy, under gettext's usual name",
+    "i18n.translate_fields": "translates lessonkit's own data records (prices, reference) through their own "
+    "tables; no learner's value reaches it (tested in test_i18n_core.py)",
+    "estimate.resolve.tensor_bytes": "sums resolve's own Tensor records, built from a checked model; no learner's "
+    "value reaches it",
     "exercises.lesson10.tiny_add": "takes no arguments",
     "device.pick_device": "takes no arguments",
     "device.in_colab": "takes no arguments",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 
 import matplotlib
 import pytest
@@ -46,6 +47,27 @@ def test_an_untranslated_text_stays_english_in_an_edition():
     assert i18n.choose({"en": "memory", "zh-Hans": "显存", "zh-Hant": "顯示記憶體"}) == "顯示記憶體"
     lessonkit.set_language("en")
     assert i18n.choose({"en": "memory", "zh-Hans": "显存"}) == "memory"
+
+
+def test_translate_fields_translates_the_named_texts_of_a_dict_or_a_dataclass_and_leaves_the_rest():
+    @dataclass(frozen=True)
+    class Run:
+        where: str
+        seconds: float
+        note: str
+
+    texts = (i18n.lazy("Google Colab free tier"),)
+    run = {"where": "Google Colab free tier", "seconds": 1.5, "note": "Google Colab free tier"}
+    assert i18n.translate_fields(run, ("where", "seconds", "missing"), texts) == run  # English: unchanged
+    lessonkit.set_language("zh-Hans")
+    colab = i18n.gettext("Google Colab free tier")
+    assert colab != "Google Colab free tier"
+    shown = i18n.translate_fields(run, ("where", "seconds", "missing"), texts)
+    assert shown == {"where": colab, "seconds": 1.5, "note": "Google Colab free tier"} and list(shown) == list(run)
+    assert run["where"] == "Google Colab free tier"  # a copy: the record itself is left as it was
+    record = Run("Google Colab free tier", 1.5, "not in the table")
+    assert i18n.translate_fields(record, ("where", "note"), texts) == Run(colab, 1.5, "not in the table")
+    assert i18n.translate_fields(record, (), texts) == record
 
 
 def test_an_edition_gets_a_cjk_font_after_matplotlibs_own_and_english_gets_it_back():

@@ -14,7 +14,8 @@ import pytest
 import lessonkit
 from lessonkit.exercises import EXERCISES, exercises_for, reset, scoreboard
 from lessonkit.exercises.display import CORRECT, INCORRECT, NOT_ATTEMPTED, UNREADABLE, Result
-from lessonkit.exercises.kinds import ChoiceExercise, NumberExercise, Target, Trap
+from lessonkit.exercises.judging import Target, Trap
+from lessonkit.exercises.kinds import ChoiceExercise, NumberExercise
 from lessonkit.i18n import lazy
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -23,8 +24,8 @@ EDITIONS = ("zh-Hans", "zh-Hant")
 # The files whose texts exercises.po translates: the framework and lessons 01-04.
 MODULES = [
     ROOT / "lessonkit" / "exercises" / f"{name}.py"
-    for name in ("__init__", "display", "kinds", "machine", "reading", "lesson01", "lesson02", "lesson03")
-    + ("lesson04", "lesson04_practice")
+    for name in ("__init__", "base", "display", "judging", "kinds", "machine", "reading", "lesson01", "lesson02")
+    + ("lesson03", "lesson04", "lesson04_practice")
 ]
 CJK = re.compile(r"[\u4e00-\u9fff\u3000-\u303f\uff00-\uffef]")  # Chinese characters or full-width punctuation
 NOT_QUITE = {"zh-Hans": "✗ 还不对（", "zh-Hant": "✗ 還不對（"}
@@ -36,14 +37,6 @@ def english_again():
     yield
     lessonkit.set_language("en")
     reset()
-
-
-@pytest.fixture
-def cpu_machine(cpu_only, monkeypatch):
-    """No GPU and a known 16 GiB of RAM, so lesson 04's machine-dependent questions ask the same everywhere."""
-    from lessonkit.exercises import machine
-
-    monkeypatch.setattr(machine, "ram_here", lambda: 16 * 2**30)
 
 
 def chinese(text: str) -> bool:
@@ -98,7 +91,7 @@ def test_a_wrong_answer_gets_chinese_feedback(edition, ident, answer, _, expecte
     assert str(result).startswith(NOT_QUITE[edition]) and NOT_QUITE[edition][:-1] in result._repr_html_()
 
 
-# The generic slips of kinds.py (bytes for GB, 2**30, 1024, 1000 for 1024, GB/GiB, a wrong unit), in each edition.
+# The generic slips of judging.py (bytes for GB, 2**30, 1024, 1000 for 1024, GB/GiB, a wrong unit), in each edition.
 _T4_GB = 16106127360 / 1e9
 SLIPS = [
     (

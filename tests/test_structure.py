@@ -13,7 +13,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from lessonkit.course import CORE_PATH, DEEP_DIVES, lesson_kind, next_lesson
+from lessonkit.course import CORE_PATH, DEEP_DIVES, EDITIONS, lesson_kind, next_lesson
 from lessonkit.exercises import EXERCISES, exercises_for
 from lessonkit.glossary import glossary_table
 
@@ -128,6 +128,46 @@ def test_next_links_to_the_lesson_that_follows_in_reading_order(path):
     following = next_lesson(path.name[:2])
     target = BY_NUMBER[following].name if following else "../README.md"
     assert f"]({target})" in read(path).cells[-1].source
+
+
+# A link that names a lesson by number and title: [05 · Tensor Cores, precision and memory bandwidth](05_….ipynb)
+TITLED_LINK = re.compile(r"\[(\d\d · [^\]]+)\]\((\d\d_[a-z0-9_]+\.ipynb)\)")
+
+
+def title(path: Path) -> str:
+    return read(path).cells[0].source.splitlines()[0].lstrip("# ").strip()
+
+
+def titled_links_that_misname(folder: Path) -> list[str]:
+    """Links in folder's lessons whose 'NN · title' text is not the linked lesson's own title line."""
+    titles = {path.name: title(path) for path in folder.glob("[0-9][0-9]_*.ipynb")}
+    wrong = []
+    for path in sorted(folder.glob("[0-9][0-9]_*.ipynb")):
+        for cell in read(path).cells:
+            for text, target in TITLED_LINK.findall(cell.source) if cell.cell_type == "markdown" else []:
+                if text != titles.get(target):
+                    wrong.append(
+                        f"{path.name} cell {cell.id}: [{text}]({target}), but its title is {titles.get(target)!r}"
+                    )
+    return wrong
+
+
+@pytest.mark.parametrize("edition", ["en", *EDITIONS])
+def test_a_link_that_names_a_lesson_uses_its_title(edition):
+    folder = ROOT / "notebooks" if edition == "en" else ROOT / "notebooks" / edition
+    assert titled_links_that_misname(folder) == []
+
+
+def test_a_misnamed_link_is_reported(tmp_path):
+    for number, name, heading in (("01", "01_a.ipynb", "# 01 · First"), ("02", "02_b.ipynb", "# 02 · Second")):
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(heading)])
+        if number == "01":
+            nb.cells.append(nbformat.v4.new_markdown_cell("Next: [02 · The second](02_b.ipynb)"))
+        nbformat.write(nb, tmp_path / name)
+    assert titled_links_that_misname(tmp_path) == [
+        f"01_a.ipynb cell {read(tmp_path / '01_a.ipynb').cells[1].id}: [02 · The second](02_b.ipynb), "
+        "but its title is '02 · Second'"
+    ]
 
 
 @pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name)

@@ -19,7 +19,7 @@ from lessonkit.estimate.choices import (
     DEFAULT_TRAINING_TOKENS,
     OPTIMIZERS,
 )
-from lessonkit.estimate.resolve import Subject, Tensor, resolve_model
+from lessonkit.estimate.resolve import Subject, Tensor, resolve_model, tensor_bytes
 from lessonkit.estimate.results import Estimate
 from lessonkit.i18n import _
 
@@ -135,11 +135,6 @@ def optimizer_bytes(
     if any(t.numel >= BNB_MIN_8BIT_SIZE for t in trainable):
         state += 2 * 256 * 4  # the two shared 256-entry quantisation maps
     return state, 0
-
-
-def tensor_bytes(tensors: Iterable[Tensor]) -> int:
-    """Bytes the tensors take, each at its own bytes per value, rounded up (lesson 07)."""
-    return math.ceil(sum(t.numel * t.bytes_per_value for t in tensors))
 
 
 def step_estimate(

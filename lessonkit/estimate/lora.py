@@ -8,9 +8,9 @@ from typing import Any
 
 from lessonkit._checks import check_choice, check_number
 from lessonkit.estimate._settings import takes_settings_of
-from lessonkit.estimate._step import StepJob, step_estimate, tensor_bytes
+from lessonkit.estimate._step import StepJob, step_estimate
 from lessonkit.estimate.choices import ADAPTER_DTYPES, MODE_DTYPES
-from lessonkit.estimate.resolve import Subject, check_targets
+from lessonkit.estimate.resolve import Subject, check_targets, tensor_bytes
 from lessonkit.estimate.results import Estimate
 from lessonkit.i18n import _, lazy
 from lessonkit.memparts import LORA_TARGETS

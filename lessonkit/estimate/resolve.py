@@ -32,6 +32,11 @@ class Tensor:
     rows: int = 0  # output rows of a layer's linear weight matrix (0: not a quantisable matrix)
 
 
+def tensor_bytes(tensors: Iterable[Tensor]) -> int:
+    """Bytes the tensors take, each at its own bytes per value, rounded up (lesson 07)."""
+    return math.ceil(sum(t.numel * t.bytes_per_value for t in tensors))
+
+
 @dataclass(frozen=True)
 class Subject:
     """A checked model as an estimate sees it: its tensors and, when known, its shape (lesson 07)."""
@@ -68,7 +73,7 @@ class Subject:
     def weight_bytes(self, dtype: str) -> tuple[int, int]:
         """(weights, quantisation scales) in bytes; quantised dtypes apply to the layers' matrices (lesson 07)."""
         if self.from_module or dtype in FLOAT_DTYPES:
-            return math.ceil(sum(t.numel * t.bytes_per_value for t in self.tensors)), 0
+            return tensor_bytes(self.tensors), 0
         per_weight = DTYPE_BYTES[dtype]
         weights = scales = 0.0
         for t in self.tensors:

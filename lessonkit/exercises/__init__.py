@@ -2,9 +2,10 @@
 
 Ids start with the lesson that asks them: '04-...' are notebook 04's exercises, the others the Check
 yourself questions at the end of their lesson. Each lesson's questions live in their own module
-(lesson01, lesson02, ..., found by name) beside their targets; the kinds of exercise and how they
-judge are in `kinds`, reading answers in `reading`, the boxes they show in `display`, and what they
-measure on the learner's machine in `machine`.
+(lesson01, lesson02, ..., found by name) beside their targets; what every exercise is (check, hint,
+solution) is in `base`, the kinds of exercise in `kinds`, judging a number against its target and traps
+in `judging`, reading answers in `reading`, the boxes they show in `display`, and what they measure on
+the learner's machine in `machine`.
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ import importlib
 import pkgutil
 import re
 
+from lessonkit.exercises.base import Exercise
 from lessonkit.exercises.display import NOT_ATTEMPTED, Scoreboard
-from lessonkit.exercises.kinds import Exercise
 
 # Every module named lessonNN or lessonNN_something in this folder holds one lesson's questions as EXERCISES.
 _MODULES = sorted(m.name for m in pkgutil.iter_modules(__path__) if re.fullmatch(r"lesson\d\d(_\w+)?", m.name))

@@ -5,8 +5,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from lessonkit.exercises.base import Exercise
 from lessonkit.exercises.display import INCORRECT
-from lessonkit.exercises.kinds import ChoiceExercise, Exercise, NumberExercise, Target, Trap
+from lessonkit.exercises.judging import Target, Trap
+from lessonkit.exercises.kinds import ChoiceExercise, NumberExercise
 from lessonkit.exercises.machine import recorded_run
 from lessonkit.gpus import find_gpu
 from lessonkit.i18n import _, lazy

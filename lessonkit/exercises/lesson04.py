@@ -11,14 +11,12 @@ from typing import Any
 import torch
 
 from lessonkit.exercises import machine
+from lessonkit.exercises.base import Exercise
 from lessonkit.exercises.display import CORRECT, INCORRECT, Text
-from lessonkit.exercises.kinds import (
+from lessonkit.exercises.judging import (
     GPU_OVER_CPU,
     MIB_AS_BYTES,
     MIB_AS_MB,
-    ChoiceExercise,
-    Exercise,
-    NumberExercise,
     Target,
     Trap,
     _unit_slips,
@@ -26,6 +24,7 @@ from lessonkit.exercises.kinds import (
     distinct_traps,
     judge_number,
 )
+from lessonkit.exercises.kinds import ChoiceExercise, NumberExercise
 from lessonkit.exercises.machine import SPEEDUP_N, recorded_run, recorded_seconds
 from lessonkit.exercises.reading import read_ratio
 from lessonkit.gpus import GpuSpec, find_gpu

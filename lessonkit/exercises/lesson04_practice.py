@@ -4,19 +4,9 @@ from __future__ import annotations
 
 import re
 
-from lessonkit.exercises.kinds import (
-    GPU_OVER_CPU,
-    MIB_AS_BYTES,
-    MIB_AS_MB,
-    ChoiceExercise,
-    Exercise,
-    GpuSetExercise,
-    NumberExercise,
-    Target,
-    Trap,
-    VersionExercise,
-    WeightsExercise,
-)
+from lessonkit.exercises.base import Exercise
+from lessonkit.exercises.judging import GPU_OVER_CPU, MIB_AS_BYTES, MIB_AS_MB, Target, Trap
+from lessonkit.exercises.kinds import ChoiceExercise, GpuSetExercise, NumberExercise, VersionExercise, WeightsExercise
 from lessonkit.exercises.machine import recorded_seconds
 from lessonkit.gpus import find_gpu
 from lessonkit.i18n import Lazy, lazy

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from lessonkit.exercises.kinds import ChoiceExercise, Exercise, NumberExercise, Target, Trap
+from lessonkit.exercises.base import Exercise
+from lessonkit.exercises.judging import Target, Trap
+from lessonkit.exercises.kinds import ChoiceExercise, NumberExercise
 from lessonkit.gpus import find_gpu
 from lessonkit.i18n import _, lazy
 

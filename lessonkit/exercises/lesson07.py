@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from lessonkit.estimate import estimate, estimate_inference
-from lessonkit.exercises.kinds import ChoiceExercise, Exercise, NumberExercise, Target, Trap
+from lessonkit.exercises.base import Exercise
+from lessonkit.exercises.judging import Target, Trap
+from lessonkit.exercises.kinds import ChoiceExercise, NumberExercise
 from lessonkit.i18n import _, lazy
 from lessonkit.models import find_model
 from lessonkit.units import GB, GIB

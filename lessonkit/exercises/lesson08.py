@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from lessonkit.estimate.choices import TRAINING_RECIPES
-from lessonkit.exercises.kinds import ChoiceExercise, Exercise, NumberExercise, Target, Trap
+from lessonkit.exercises.base import Exercise
+from lessonkit.exercises.judging import Target, Trap
+from lessonkit.exercises.kinds import ChoiceExercise, NumberExercise
 from lessonkit.i18n import _, lazy
 from lessonkit.units import DTYPE_BYTES, GB, GIB
 

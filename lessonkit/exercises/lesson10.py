@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from lessonkit.exercises.kinds import ChoiceExercise, Exercise, NumberExercise, Target, Trap
+from lessonkit.exercises.base import Exercise
+from lessonkit.exercises.judging import Target, Trap
+from lessonkit.exercises.kinds import ChoiceExercise, NumberExercise
 from lessonkit.i18n import _, lazy
 from lessonkit.reference import gpu_checks
 from lessonkit.timing import format_seconds
