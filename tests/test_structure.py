@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 from pathlib import Path
 
 import nbformat
@@ -18,6 +19,9 @@ from lessonkit.exercises import EXERCISES, exercises_for
 from lessonkit.glossary import glossary_table
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+import sync_badges  # noqa: E402  (the lessons' titles, as the README's tables show them)
+
 LESSONS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 BY_NUMBER = {p.name[:2]: p for p in LESSONS}
 # The closing sections, in this order; Further reading is optional and sits between Key terms and Next.
@@ -134,13 +138,9 @@ def test_next_links_to_the_lesson_that_follows_in_reading_order(path):
 TITLED_LINK = re.compile(r"\[(\d\d · [^\]]+)\]\((\d\d_[a-z0-9_]+\.ipynb)\)")
 
 
-def title(path: Path) -> str:
-    return read(path).cells[0].source.splitlines()[0].lstrip("# ").strip()
-
-
 def titled_links_that_misname(folder: Path) -> list[str]:
     """Links in folder's lessons whose 'NN · title' text is not the linked lesson's own title line."""
-    titles = {path.name: title(path) for path in folder.glob("[0-9][0-9]_*.ipynb")}
+    titles = {path.name: sync_badges.title_of(read(path)) for path in folder.glob("[0-9][0-9]_*.ipynb")}
     wrong = []
     for path in sorted(folder.glob("[0-9][0-9]_*.ipynb")):
         for cell in read(path).cells:
