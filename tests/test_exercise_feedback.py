@@ -244,6 +244,9 @@ def test_lesson_03s_cuda_total_is_right_for_exercise_3_without_a_gpu():
         ("10-effective-batch", ["512 examples"]),
         ("04-no-warmup", ["9.38x", "9.38×"]),
         ("03-rtx4090-fp16", ["12.9B", "12.9 billion"]),
+        ("06-t4-compute-bound", ["650", "n = 650", "N=651"]),
+        ("04-demo-kib", ["1024 bytes", "1024 B"]),
+        ("04-smi-memory", ["15 GiB"]),
     ],
 )
 def test_a_right_answer_with_its_unit_is_accepted_everywhere(ident, answers):

@@ -161,6 +161,7 @@ HOSTILE: dict[str, object] = {
     "a bytearray": bytearray(b"16.1"),
     "a memoryview": memoryview(b"16"),
     "a str whose repr raises": RaisingRepr("16.1 furlongs"),
+    "a str whose repr raises, no number in it": RaisingRepr("banana"),
     "a str whose str and repr raise": RaisingStr("B"),
     "a str whose strip raises": RaisingStrip("16.1"),
     "an object whose float raises": RaisingFloat(),
@@ -229,6 +230,10 @@ def test_a_str_subclass_with_a_raising_repr_is_read_as_text():
     assert EXERCISES["01-mac-cuda"].check(RaisingStr(" b ")).correct
     result = EXERCISES["01-t4-gb"].check(RaisingRepr("16.1 furlongs"))
     assert result.status == UNREADABLE and "'furlongs'" in result.message
+    for ident in ("01-t4-gb", "01-mac-cuda"):  # its text is quoted back: as a plain str, never through its repr
+        result = EXERCISES[ident].check(RaisingRepr("banana"))
+        assert result.status == UNREADABLE and "'banana'" in result.message
+    assert EXERCISES["04-which-gpus"].check([RaisingRepr("Voodoo")]).status == UNREADABLE
 
 
 def test_a_long_answer_is_quoted_short():

@@ -14,7 +14,7 @@ from types import MappingProxyType
 from typing import Any
 
 from lessonkit.exercises.judging import GPU_OVER_CPU, Trap
-from lessonkit.exercises.reading import Unreadable, _clip, read_billions, read_memory, read_number
+from lessonkit.exercises.reading import Unreadable, _clip, _plain, read_billions, read_memory, read_number
 from lessonkit.i18n import Lazy, _, lazy, text
 from lessonkit.units import BYTE_UNITS, GB, GIB, MIB
 
@@ -97,6 +97,10 @@ class Quantity:
         if self.domain == PARAMETERS:
             return read_billions(answer)
         expected = text(self.expected)
+        if self.domain == SIZE and isinstance(answer, str):  # 'n = 650' as well as '650'
+            named = _plain(answer).strip()
+            if named[:1] in ("n", "N") and named[1:].lstrip().startswith("="):
+                answer = named[1:].lstrip()[1:]
         value, words = read_number(answer, expected)
         allowed = {*self.words, text(self.shown).replace("{value:g}", "").format(unit=self.unit).strip().lower()}
         if not words or words in allowed - {""}:
