@@ -14,10 +14,11 @@ import pytest
 from lessonkit.calculator import Calculator, fit_table, models_that_fit, plot_breakdown, this_machine
 from lessonkit.calculator.budget import MachineBudget
 from lessonkit.calculator.modes import JOBS
-from lessonkit.device import DeviceInfo, nvidia_smi
+from lessonkit.device import DeviceInfo
 from lessonkit.estimate import MODE_LABELS, decode_speed, estimate, estimate_sharded, fits, gpus_needed
 from lessonkit.estimate.sharding import STRATEGIES
 from lessonkit.glossary import glossary_table
+from lessonkit.gpu_tools import nvidia_smi
 from lessonkit.i18n import get_language, gettext, pgettext, set_language
 from lessonkit.memparts import PARTS
 from lessonkit.timing import Measurement, matmul_sizes_that_fit
@@ -34,6 +35,7 @@ MY_FILES = (
     "lessonkit/glossary.py",
     "lessonkit/calculator/",
     "lessonkit/device.py",
+    "lessonkit/gpu_tools/",
     "lessonkit/timing.py",
     "lessonkit/estimate/results.py",
     "lessonkit/estimate/sharding.py",
