@@ -134,14 +134,14 @@ def test_device_report_and_nvidia_smi(fake_smi):
     set_language("zh-Hans")
     smi = nvidia_smi()
     assert str(smi) == (
-        "GPU 0：Tesla T4 | 显存 已用 无数据 MiB，共 15360 MiB | 利用率 无数据 | 驱动 535.104.05\n"
+        "GPU 0：Tesla T4 | 显存 共 15360 MiB，未报告用量 | 利用率 无数据 | 驱动 535.104.05\n"
         "警告：第 2 行 'not a reading' 不是 GPU 读数：应有 6 个以逗号分隔的字段，实际有 1 个"
     )
     assert "<th>已用显存（MiB）</th>" in smi._repr_html_() and "<b>警告：</b>" in smi._repr_html_()
     set_language("zh-Hant")
     assert "<th>記憶體總量（MiB）</th>" in smi._repr_html_() and "使用率 無資料" in str(smi)
     set_language("en")
-    assert str(smi).startswith("GPU 0: Tesla T4 | memory n/a MiB used of 15360 MiB | utilisation n/a")
+    assert str(smi).startswith("GPU 0: Tesla T4 | memory 15360 MiB, use not reported | utilisation n/a")
 
 
 def test_no_nvidia_smi_says_why_in_chinese(no_smi):
