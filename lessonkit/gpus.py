@@ -90,13 +90,13 @@ class GpuSpec:
 
     @property
     def cuda_total_bytes(self) -> int | None:
-        """The total CUDA (and so torch) reports for this board, where one is recorded; else None (lessons 03, 07)."""
+        """The total CUDA (and so torch) reports for this board, where one is recorded; else None (lessons 03, 05)."""
         recorded = _recorded_cuda_totals().get(self.key) if self.kind == "cuda" else None
         return None if recorded is None else recorded[0]
 
     @property
     def allocatable_bytes(self) -> int:
-        """The most memory a program can ask for: CUDA's total where recorded, else usable_bytes (lesson 07).
+        """The most memory a program can ask for: CUDA's total where recorded, else usable_bytes (lesson 05).
 
         `allocatable_basis` says which figure this is. On a Mac this is all the unified memory: Metal
         recommends one program use less, and only that Mac's torch.mps.recommended_max_memory() says how much.
@@ -105,7 +105,7 @@ class GpuSpec:
 
     @property
     def allocatable_basis(self) -> str:
-        """Which figure allocatable_bytes is, in words, for fits() and the fit tables to print (lesson 07)."""
+        """Which figure allocatable_bytes is, in words, for fits() and the fit tables to print (lesson 05)."""
         if self.kind == "mps":
             return _(
                 "all its unified memory; Metal recommends one program use less: "
@@ -130,14 +130,14 @@ class GpuSpec:
         return bool(self.tensor_cores.get(precision, False))
 
     def ridge_point(self, precision: str) -> float | None:
-        """Operations per byte at which the compute roof meets the memory roof: peak / bandwidth (lesson 05)."""
+        """Operations per byte at which the compute roof meets the memory roof: peak / bandwidth (lesson 06)."""
         peak = self.peak(precision)
         if peak is None or not self.bandwidth_gb_s:
             return None
         return peak * 1e12 / (self.bandwidth_gb_s * 1e9)
 
     def per_watt(self, precision: str) -> float | None:
-        """Dense peak per watt of board power, in TFLOP/s (TOPS for 'int8') per W; None without both (lesson 07)."""
+        """Dense peak per watt of board power, in TFLOP/s (TOPS for 'int8') per W; None without both (lesson 05)."""
         peak = self.peak(precision)
         if peak is None or not self.tdp_w:
             return None
@@ -146,7 +146,7 @@ class GpuSpec:
 
 @lru_cache(maxsize=1)
 def _recorded_cuda_totals() -> dict[str, tuple[int, Lazy]]:
-    """key -> (CUDA's total in bytes, where it was recorded): a Colab T4's and any gpu-check run's (lesson 07).
+    """key -> (CUDA's total in bytes, where it was recorded): a Colab T4's and any gpu-check run's (lesson 05).
 
     Where it was recorded is a Lazy, shown in the language lessonkit speaks when it is read.
     """

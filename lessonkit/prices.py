@@ -32,7 +32,7 @@ _KIND_NOTES: dict[str, Lazy] = {
 }
 
 # The words of prices.json a learner reads (offers, GPU classes, sources), in the language lessonkit speaks when
-# price_listings() is called; the file keeps the English. A GPU class keeps its " (" and its "NN GB": lesson 07
+# price_listings() is called; the file keeps the English. A GPU class keeps its " (" and its "NN GB": lesson 05
 # groups listings by what comes before " (".
 _SHOWN_FIELDS = ("offer", "gpu_class", "source")
 _SHOWN: tuple[Lazy, ...] = (
@@ -70,7 +70,7 @@ _SHOWN: tuple[Lazy, ...] = (
 
 @dataclass(frozen=True)
 class PriceListing:
-    """One offer of a GPU by the hour: who, which GPU, US$ per GPU-hour, when read and where (lesson 07)."""
+    """One offer of a GPU by the hour: who, which GPU, US$ per GPU-hour, when read and where (lesson 05)."""
 
     offer: str
     kind: str  # one of PRICE_KINDS
@@ -104,7 +104,7 @@ def kind_source(kind: str) -> str:
 
 
 def _usd_per_hour(entry: dict[str, Any]) -> float:
-    """The listing's US$ per GPU-hour, worked out as lesson 07 describes when the source gives another unit."""
+    """The listing's US$ per GPU-hour, worked out as lesson 05 describes when the source gives another unit."""
     if "usd_per_gpu_hour" in entry:
         return float(entry["usd_per_gpu_hour"])
     price = entry["price"]
