@@ -42,7 +42,8 @@ class GpuSpec:
     GPU talks to the others: {"gpu_to_gpu": "NVLink 4" or "PCIe only" or "Infinity Fabric", "gb_s": total GB/s per
     GPU, both directions, as the vendor prints it (None where it prints none), "host": the PCIe link}.
     `min_software` is the oldest toolkit that compiles for it ({"toolkit": "CUDA", "version": "12.8", "target":
-    "sm_100", ...}); `ecc` what nvidia-smi shows of its memory's error correction, where recorded; `export_control`
+    "sm_100", ...}; AMD: the first ROCm release that supports it, {"toolkit": "ROCm", "version": "6.0", "target":
+    "gfx942"}); `ecc` what nvidia-smi shows of its memory's error correction, where recorded; `export_control`
     dated facts about who may buy it, each {"date", "fact", "source"}.
     """
 

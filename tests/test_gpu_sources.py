@@ -92,8 +92,8 @@ def test_every_figure_has_a_primary_source_or_says_why_not(entry: dict):
 
 def test_figures_without_a_primary_source_are_few_and_named():
     exempt = {e["key"]: sorted(e["no_primary_source"]) for e in ENTRIES if e.get("no_primary_source")}
-    assert set(exempt) == {"A10G", "A800_80GB_SXM", "H800_SXM", "H20", "B200"}
-    assert exempt["B200"] == ["tdp_w"]  # NVIDIA gives only system power for HGX/DGX B200
+    assert set(exempt) == {"A10G", "A800_80GB_SXM", "H800_SXM", "H20", "B200", "B300"}
+    assert exempt["B200"] == exempt["B300"] == ["tdp_w"]  # NVIDIA gives only system power for HGX/DGX B200 and B300
     assert exempt["A10G"] == ["bandwidth_gb_s", "compute_capability", "memory_type", "tdp_w"]
 
 

@@ -49,7 +49,8 @@ def test_every_listed_gpu_has_a_bandwidth_and_the_course_gpus_have_peaks_and_pow
     keys = ("T4", "V100_SXM2_16GB", "A100_40GB", "A100_80GB_SXM", "A100_80GB_PCIE", "H100_SXM", "H100_PCIE", "H200")
     for key in (*keys, "H20", "RTX_3090", "RTX_4090"):
         assert find_gpu(key).peak("fp16") is not None, key
-    assert all(g.tdp_w and 50 <= g.tdp_w <= 1000 for g in CUDA), "every NVIDIA board has its board power"
+    assert all(g.tdp_w and 50 <= g.tdp_w <= 1100 for g in CUDA), "every NVIDIA board has its board power"
+    assert max(CUDA, key=lambda g: g.tdp_w).key == "B300"  # 1100 W, the most power-hungry board
     assert all(g.tdp_w and 700 <= g.tdp_w <= 1400 for g in AMD), "AMD's Total Board Power, MI300X to MI355X"
     assert all(g.tdp_w is None for g in APPLE), "Apple publishes no GPU power figure"
     assert len(APPLE) >= 4
@@ -115,7 +116,10 @@ def test_peaks_are_dense_figures_in_a_sane_order(gpu: GpuSpec):
     assert all(v < 2000 * bound for v in (fp8 or 0, int8 or 0))
     fp4 = gpu.peak("fp4")
     if fp4 and fp8:
-        assert fp4 == pytest.approx(2 * fp8, rel=0.02) or fp4 == pytest.approx(4 * fp8, rel=0.02)  # GeForce: FP32 acc.
+        # Twice FP8 (B200, RTX PRO 6000); four times on GeForce (FP32-accumulate FP8 runs at half rate); three times
+        # on Blackwell Ultra (B300), which raised only the FP4 rate.
+        ratio = {"B300": 3}.get(gpu.key, 4 if "GeForce" in gpu.name else 2)
+        assert fp4 == pytest.approx(ratio * fp8, rel=0.02)
 
 
 def test_t4_has_fp16_and_int8_tensor_cores_only():
@@ -287,6 +291,9 @@ def test_consumer_ecc_as_nvidia_smi_shows_it():
 def test_amd_instinct_boards(gpu: GpuSpec):
     assert gpu.compute_capability is None and gpu.memory_mib_smi is None
     assert gpu.min_software["toolkit"] == "ROCm" and gpu.min_software["target"] in ("gfx942", "gfx950")
+    first_rocm = {"MI300X": "6.0", "MI325X": "6.3.1", "MI355X": "7.0"}  # AMD's release notes (issue 26)
+    assert gpu.min_software["version"] == first_rocm[gpu.key]
+    assert gpu.sources["min_software"].startswith("https://rocm.docs.amd.com/en/docs-")
     assert gpu.link == "AMD Infinity Fabric" and gpu.link_gb_s >= 896
     fp16, fp8, int8 = gpu.peak("fp16"), gpu.peak("fp8"), gpu.peak("int8")
     assert fp8 == pytest.approx(2 * fp16, rel=0.001) and int8 == fp8 and gpu.peak("bf16") == fp16
@@ -297,7 +304,8 @@ def test_which_single_gpu_holds_llama_3_70b_in_fp16_now_includes_blackwell_and_a
     """Lesson 03's question, asked of the catalog: 70.6 billion parameters x 2 bytes of weights."""
     weights = 70_553_706_496 * 2
     holders = [g.key for g in catalog(("cuda", "rocm")) if g.usable_bytes >= weights]
-    assert holders == ["H200", "B200", "MI300X", "MI325X", "MI355X"]
+    assert holders == ["H200", "B200", "B300", "MI300X", "MI325X", "MI355X"]
+    assert find_gpu("RTX_PRO_6000").usable_bytes < weights  # 96 GB: the largest card short of it
 
 
 def test_the_h800_differs_from_the_h100_where_it_really_does():
@@ -307,3 +315,40 @@ def test_the_h800_differs_from_the_h100_where_it_really_does():
     assert "FP64" in h800.notes and h800.export_control[0]["date"] == "2023-10-17"
     a100, a800 = find_gpu("A100_80GB_SXM"), find_gpu("A800_80GB_SXM")
     assert (a100.link_gb_s, a800.link_gb_s) == (600.0, 400.0)
+
+
+def test_b300_is_blackwell_ultra():
+    """Issue 26: the B300 where NVIDIA publishes it: more memory and FP4 than the B200, far less FP64."""
+    b300, b200 = find_gpu("NVIDIA B300 SXM6 AC"), find_gpu("B200")
+    assert b300.key == "B300" and b300.compute_capability == "10.3"
+    assert (b300.memory_gb_sold, b300.memory_mib_smi, b300.bandwidth_gb_s, b300.tdp_w) == (288, 275040, 8000.0, 1100.0)
+    assert 275040 * 2**20 == pytest.approx(288e9, rel=0.002)  # nvidia-smi's total is the sold 288 GB
+    assert [b300.peak(p) for p in ("bf16", "fp8", "fp6", "fp4")] == [2250.0, 4500.0, 4500.0, 13500.0]
+    assert b300.peak("fp64") == 1.25 < b200.peak("fp64") and b300.peak("int8") is None and b300.has_tensor_cores("int8")
+    assert (b300.link, b300.link_gb_s, b300.ecc) == ("NVLink 5", 1800.0, "on")
+    assert b300.min_software == {"toolkit": "CUDA", "version": "12.9", "target": "sm_103"}
+
+
+def test_the_workstation_cards_clouds_rent():
+    """Issue 26: RTX A6000, RTX 6000 Ada and RTX PRO 6000 Blackwell, each with a real nvidia-smi total."""
+    a6000, ada, pro = (find_gpu(n) for n in ("NVIDIA RTX A6000", "NVIDIA RTX 6000 Ada Generation", "RTX PRO 6000"))
+    assert [g.key for g in (a6000, ada, pro)] == ["RTX_A6000", "RTX_6000_ADA", "RTX_PRO_6000"]
+    assert find_gpu("NVIDIA RTX PRO 6000 Blackwell Workstation Edition") is pro
+    assert [(g.memory_gb_sold, g.memory_mib_smi) for g in (a6000, ada, pro)] == [(48, 49140), (48, 49140), (96, 97887)]
+    assert [g.bandwidth_gb_s for g in (a6000, ada, pro)] == [768.0, 960.0, 1792.0]
+    assert [g.peak("bf16") for g in (a6000, ada, pro)] == [154.8, 364.2, 503.8]
+    assert [g.compute_capability for g in (a6000, ada, pro)] == ["8.6", "8.9", "12.0"]
+    # Professional cards run FP32-accumulate FP16 at the full rate: more than twice the GeForce card of the same chip.
+    for card, geforce in ((a6000, "RTX_3090"), (ada, "RTX_4090"), (pro, "RTX_5090")):
+        assert card.peak("bf16") > 2 * find_gpu(geforce).peak("bf16")
+    assert a6000.ecc == ada.ecc == "off (can be switched on)" and pro.ecc is None
+    assert (a6000.link, a6000.link_gb_s) == ("NVLink 3 bridge (two GPUs)", 112.5) and ada.link == pro.link == "PCIe only"
+    assert pro.min_software == find_gpu("RTX_5090").min_software  # the same GB202 chip, sm_120
+    with pytest.raises(ValueError, match="not in the GPU catalog"):
+        find_gpu("NVIDIA RTX PRO 6000 Blackwell Server Edition")  # another board (1597 GB/s): not guessed
+
+
+@pytest.mark.parametrize("gpu", CUDA, ids=lambda g: g.key)
+def test_every_nvidia_board_has_a_recorded_nvidia_smi_total(gpu: GpuSpec):
+    assert gpu.memory_mib_smi is not None and gpu.sources["memory_mib_smi"].startswith("https://")
+    assert gpu.usable_bytes == gpu.memory_mib_smi * 2**20
