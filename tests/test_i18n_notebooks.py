@@ -85,6 +85,22 @@ def test_a_rebuild_keeps_the_editions_widget_state_and_never_copies_the_english_
     assert "widgets" not in i18n.build("zh-Hans", english, tree).metadata
 
 
+def test_a_changed_setup_cell_keeps_its_stored_output(tree):
+    """course.setup_cell changes what the cell does in Colab (make badges, a new ref): outside Colab it only sets
+    the language, so its recorded output stays; nbval compares it as before."""
+    english = tree / "notebooks" / PLANT.name
+    built = tree / "notebooks" / "zh-Hans" / PLANT.name
+    nb = nbformat.read(built, as_version=4)
+    setup = next(c for c in nb.cells if i18n.is_setup(c))
+    setup.source = setup.source.replace("import sys", "import sys  # an older setup cell")
+    setup.outputs = [nbformat.v4.new_output("execute_result", data={"text/plain": "'zh-Hans'"}, execution_count=1)]
+    setup.execution_count = 1
+    nbformat.write(nb, built)
+    fresh = next(c for c in i18n.build("zh-Hans", english, tree).cells if i18n.is_setup(c))
+    assert "an older setup cell" not in fresh.source
+    assert fresh.outputs == setup.outputs and fresh.execution_count == 1
+
+
 def test_the_other_regions_words_are_named_with_the_editions_own():
     assert i18n.regional_problems("zh-Hant", "模型的引數放在視訊記憶體裡") == [
         "視訊記憶體 (write 顯示記憶體)",
