@@ -5,6 +5,7 @@ shell as code; make doctor runs lessonkit's doctor from .venv."""
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -18,9 +19,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 import make_venv  # noqa: E402
 
-# A value with everything a shell would read as code: quotes, `;`, a command substitution ($$ is make's `$`),
-# backticks, and a make reference ($(...) with one `$`, which make reads as an undefined variable).
-HOSTILE = 'x\'"; touch {canary}; echo "$$(touch {canary}2)`touch {canary}3`$(touch {canary}4)'
+# Values with what a shell would read as code: a quote that closes the one a recipe put around a value (issue 25's
+# REPO='"; touch PWNED; echo "'), `;`, a command substitution ($$ is make's `$`), backticks, and a make reference
+# ($(...) with one `$`, which make reads as an undefined variable). Each breaks out of one way of pasting a value
+# into a command line, inside "..." or unquoted. (A value with an odd number of quotes is a weaker probe: the
+# shell refuses the whole pasted line as a syntax error, so nothing runs even where pasting is unsafe.)
+HOSTILE = {
+    "double-quoted": 'x"; touch {canary}; echo "$$(touch {canary}2)$(touch {canary}4)',
+    "unquoted": "x; touch {canary}; echo $$(touch {canary}2) `touch {canary}3`",
+}
 
 
 def clean_env(**extra: str) -> dict[str, str]:
@@ -245,10 +252,10 @@ def course(tmp_path: Path) -> Path:
     return repo
 
 
-def planted(tmp_path: Path) -> tuple[str, str, list[Path]]:
+def planted(tmp_path: Path, kind: str) -> tuple[str, str, list[Path]]:
     """The hostile value as typed, as make hands it on (`$$` is `$`, the make reference is empty), the canaries."""
     canary = tmp_path / "PWNED"
-    value = HOSTILE.format(canary=canary)
+    value = HOSTILE[kind].format(canary=canary)
     handed_on = value.replace(f"$(touch {canary}4)", "").replace("$$", "$")
     return value, handed_on, [canary, *(Path(f"{canary}{n}") for n in (2, 3, 4))]
 
@@ -260,29 +267,36 @@ CASES = {
     "EDITION-doctor": ["doctor"],
     "LAB_ARGS": ["lab"],
     "MY_LESSONS": ["lab"],
-    "VENV": ["setup"],
+    "VENV": ["clean"],  # the issue: make clean pasted it unquoted into rm -rf
     "PYTHON": ["setup"],
     "CHROMIUM": ["chromium"],
     "GPU_CHECK_ARGS": ["gpu-check"],
 }
 
 
+@pytest.mark.parametrize("kind", HOSTILE)
 @pytest.mark.parametrize("variable", CASES)
-def test_a_value_full_of_shell_code_runs_none_of_it(course, tmp_path, variable):
-    value, handed_on, canaries = planted(tmp_path)
+def test_a_value_full_of_shell_code_runs_none_of_it(course, tmp_path, variable, kind):
+    value, handed_on, canaries = planted(tmp_path, kind)
     name = variable.split("-")[0]
     args = [*CASES[variable], f"{name}={value}"]
     if name == "PYTHON":
         args.append(f"VENV={tmp_path / 'fresh-venv'}")  # an environment still to make, so the recipe runs
     # no apt-get on PATH: make chromium stops at "no apt-get" instead of installing anything
-    bin_dir = tools_dir(tmp_path, "sh", "make", "test", "env", "cat", "rm", "printf", "uname", "sleep", "id")
+    bin_dir = tools_dir(tmp_path, "sh", "make", "test", "env", "cat", "rm", "printf", "uname", "sleep", "id", "touch")
     env = clean_env(PATH=str(bin_dir))
     done = subprocess.run(["make", *args], cwd=course, env=env, capture_output=True, text=True, timeout=300)
     assert not [c for c in canaries if c.exists()], f"a command planted in {name} ran: {done.stdout}{done.stderr}"
     if variable == "EDITION-doctor":  # the doctor gets it as one argument and refuses it itself
         assert (tmp_path / "lessonkit-args.txt").read_text() == f"doctor\n--lang\n{handed_on}\n"
-    elif name == "LAB_ARGS":
-        assert done.returncode == 2 and "LAB_ARGS cannot be read as command-line options" in done.stderr
+    elif name == "LAB_ARGS":  # read as JupyterLab's options, as a shell would split them, or refused
+        try:
+            words = shlex.split(handed_on)
+        except ValueError:
+            assert done.returncode == 2 and "LAB_ARGS cannot be read as command-line options" in done.stderr
+        else:
+            assert done.returncode == 0, done.stderr
+            assert (tmp_path / "jupyter-args.txt").read_text().splitlines()[-len(words) :] == words
     elif name == "MY_LESSONS":  # a strange folder name is only a strange folder name
         assert done.returncode == 0, done.stderr
         assert (course / handed_on / "01_find_your_gpu.ipynb").is_file()

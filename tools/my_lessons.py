@@ -35,8 +35,6 @@ import tempfile
 import urllib.parse
 from pathlib import Path
 
-import nbformat  # in the course's .venv, which make lab runs this with
-
 ROOT = Path(__file__).resolve().parent.parent
 LESSON_GLOB = "[0-9][0-9]_*.ipynb"
 EDITIONS = ("zh-Hans", "zh-Hant")
@@ -124,6 +122,8 @@ def _text(language: str, key: str, **values: object) -> str:
 
 def fresh_copy(lesson: Path) -> bytes:
     """The lesson as the learner first sees it: every output and execution count cleared, no stored widget state."""
+    import nbformat  # imported here: it takes a second or more to load, and a bad EDITION is refused before
+
     nb = nbformat.read(lesson, as_version=4)
     for cell in nb.cells:
         if cell.cell_type == "code":
