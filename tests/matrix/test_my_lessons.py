@@ -256,8 +256,7 @@ def test_every_relative_link_in_the_copies_resolves_inside_the_folder_jupyterlab
             if target.suffix == ".ipynb":
                 assert target.parent == copy.parent, f"{copy.name}: {link} leaves the copies"
     readme = "../README.md" if not edition else f"../../README.{edition}.md"
-    assert readme in seen, seen
-    assert any(link.endswith(".ipynb") and "/" not in link for link in seen), "no link between lessons was checked"
+    assert readme in seen and "05_choosing_a_gpu_and_a_cloud.ipynb" in seen, seen
 
 
 @pytest.mark.parametrize(
