@@ -45,6 +45,8 @@ COLAB_PLACEHOLDER = "COLAB_URL"
 MINUTES_PLACEHOLDER = "MINUTES"
 _MINUTES = re.compile(r"(?<=· about )\d+(?= minutes ·)")  # the title line's, not any other "about N minutes"
 _COLAB_URL = re.compile(r"https://colab\.research\.google\.com/github/[^)\s]+?\.ipynb")
+WIDGET_STATE = "widgets"  # notebook metadata: the state of the ipywidgets that the stored outputs show
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"  # an output that shows a widget
 _SETUP_MARK = "lessonkit.__version__"  # the setup cell: written by course.setup_cell, never translated by hand
 FUZZY = "fuzzy"
 
@@ -262,11 +264,11 @@ def build(edition: str, lesson: Path, root: Path = ROOT) -> nbformat.NotebookNod
     po = polib.pofile(str(catalog_path(edition, lesson, root)), wrapwidth=0)
     entries = {e.msgctxt: e for e in po if not e.obsolete}
     old_path = edition_path(edition, lesson, root)
-    old_cells = {}
-    if old_path.exists():
-        old_cells = {c["id"]: c for c in nbformat.read(old_path, as_version=4).cells}
+    old_nb = nbformat.read(old_path, as_version=4) if old_path.exists() else None
+    old_cells = {c["id"]: c for c in old_nb.cells} if old_nb is not None else {}
     nb = copy.deepcopy(english)
     nb.metadata["language"] = edition
+    nb.metadata.pop(WIDGET_STATE, None)  # the English widgets' state, in English: never the edition's (below)
     colab = course.colab_url(f"{edition}/{lesson.name}")
     for cell in nb.cells:
         if is_setup(cell):
@@ -284,10 +286,21 @@ def build(edition: str, lesson: Path, root: Path = ROOT) -> nbformat.NotebookNod
                 cell["source"] = relink(cell["source"], edition)
         old = old_cells.get(cell["id"])
         if cell["cell_type"] == "code":
-            same = old is not None and old["source"] == cell["source"]
+            # The setup cell keeps its outputs when course.setup_cell changes what it does in Colab: here it only
+            # sets the language (as make badges keeps the English lessons' setup outputs); nbval checks them.
+            same = old is not None and (old["source"] == cell["source"] or (is_setup(cell) and is_setup(old)))
             cell["outputs"] = copy.deepcopy(old["outputs"]) if same else []
             cell["execution_count"] = old.get("execution_count") if same else None
+    # The stored state of the widgets that outputs show (their labels, recorded in the edition's language) goes
+    # with those outputs: kept while an output that shows a widget is kept, dropped with the last of them.
+    # Copying the English lesson's state instead turned lesson 05's Chinese controls English on `make badges`.
+    if old_nb is not None and WIDGET_STATE in old_nb.metadata and any(_shows_widget(c) for c in nb.cells):
+        nb.metadata[WIDGET_STATE] = copy.deepcopy(old_nb.metadata[WIDGET_STATE])
     return nb
+
+
+def _shows_widget(cell: dict) -> bool:
+    return any(WIDGET_VIEW in output.get("data", {}) for output in cell.get("outputs", []))
 
 
 def relink(markdown: str, edition: str) -> str:
