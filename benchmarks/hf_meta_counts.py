@@ -2,7 +2,7 @@
 
     pip install transformers==5.17.0     # into any environment with torch; the course does not need it
     python benchmarks/hf_meta_counts.py            # prints the counts and how they compare
-    python benchmarks/hf_meta_counts.py --write    # also writes tests/data/hf_configs/meta_counts.json
+    python benchmarks/hf_meta_counts.py --write    # also writes tests/data/hf_meta_counts.json
 
 For every tests/data/hf_configs/*.json it builds the model transformers builds for that config
 (AutoModelForCausalLM, or AutoModelForImageTextToText for a vision-language config) on the meta
@@ -23,7 +23,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIGS = ROOT / "tests" / "data" / "hf_configs"
-OUT = CONFIGS / "meta_counts.json"
+OUT = ROOT / "tests" / "data" / "hf_meta_counts.json"
 
 
 def meta_count(data: dict) -> dict:
@@ -54,8 +54,6 @@ def main() -> None:
 
     counts = {}
     for path in sorted(CONFIGS.glob("*.json")):
-        if path == OUT:
-            continue
         data = json.loads(path.read_text(encoding="utf-8"))
         counts[path.name] = meta_count(data)
         ours = ModelConfig.from_hf_config(path)

@@ -65,7 +65,7 @@ def read_config_text(text: str, where: str = "config.json") -> dict[str, Any]:
     except RecursionError:
         raise ValueError(f"{where} nests lists or objects too deeply to read: not a config.json") from None
     except ValueError as err:  # json.JSONDecodeError is a ValueError
-        raise ValueError(f"{where} is not valid JSON: {str(err)[:200]}") from None
+        raise ValueError(f"{where} is not a JSON file: {str(err)[:200]}") from None
     if not _depth_ok(data):
         raise ValueError(f"{where} nests lists or objects more than {MAX_DEPTH} deep: not a config.json")
     if not isinstance(data, dict):

@@ -28,9 +28,8 @@ class Reader:
 
     def fail(self, key: str, wanted: str) -> ValueError:
         got = self.data.get(key, "nothing")
-        return ValueError(
-            f"{self.where}: field {key!r} must be {wanted} for model_type {self.model_type!r}, got {str(got)[:80]}"
-        )
+        shown = repr(got) if len(repr(got)) <= 80 else repr(got)[:77] + "..."
+        return ValueError(f"{self.where}: field {key!r} must be {wanted} for model_type {self.model_type!r}, got {shown}")
 
     def has(self, key: str) -> bool:
         return self.data.get(key) is not None
