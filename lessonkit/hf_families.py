@@ -347,7 +347,8 @@ def _experts(read: Reader, family: Family, n_layers: int) -> dict[str, Any]:
 def _sliding(read: Reader, family: Family, n_layers: int) -> dict[str, Any]:
     if not family.sliding:
         return {}
-    window = read.get("sliding_window", family.sliding_default or None)
+    # null in the file means no window, as in transformers; only an absent key takes the class default
+    window = read.data["sliding_window"] if "sliding_window" in read.data else (family.sliding_default or None)
     if family.sliding == "qwen2":
         if not read.flag("use_sliding_window", False):
             window = None

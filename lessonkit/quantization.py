@@ -24,7 +24,9 @@ the config's `quantization_config` into a `Stored` format whose `matrix_bytes(ro
   for the experts only as shipped (modules_to_not_convert keeps attention, router, embeddings and
   head in bf16).
 
-Anything else, or a setting these layouts do not cover, is refused by name: never counted as 16-bit.
+Routers (and a shared expert's 1 x hidden gate) stay 16-bit except with bitsandbytes, which converts
+every linear layer but the output head. Anything else, or a setting these layouts do not cover, is
+refused by name: never counted as 16-bit.
 """
 
 from __future__ import annotations
@@ -79,6 +81,10 @@ class Stored:
             return False
         if self.only and not any(part in name for part in self.only):
             return False
+        if self.method != "bitsandbytes_4bit" and self.method != "bitsandbytes_8bit":
+            # AWQ, GPTQ, fp8 and MXFP4 checkpoints keep the router (and a shared expert's gate) in 16 bits
+            if ".mlp.router." in name or ".shared_gate." in name:
+                return False
         return not any(part in name for part in self.skip)
 
     def matrix_bytes(self, rows: int, cols: int) -> tuple[float, float]:
