@@ -16,13 +16,16 @@ def _type_name(value: object) -> str:
     return type(value).__name__
 
 
-def _short(value: object) -> str:
-    """repr() of a value cut to 80 characters, and never an error (some objects' repr raises)."""
+def shown(value: object) -> str:
+    """repr() of a value cut to 80 characters, and never an error (some objects' repr raises, a deep list recurses)."""
     try:
         text = repr(value)
     except Exception:  # noqa: BLE001 - a learner's object whose __repr__ is broken
         return f"a {_type_name(value)} that cannot be shown"
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+_short = shown  # the old name
 
 
 def check_number(
@@ -39,36 +42,36 @@ def check_number(
     """
     kind = "an integer" if integer else "a number"
     if isinstance(value, bool) or not isinstance(value, Real):
-        raise TypeError(f"{name} must be {kind}, got {_type_name(value)} {_short(value)}")
+        raise TypeError(f"{name} must be {kind}, got {_type_name(value)} {shown(value)}")
     if integer and not isinstance(value, Integral):
         if isinstance(value, float) and math.isfinite(value) and value.is_integer():
             value = int(value)
         else:
-            raise TypeError(f"{name} must be {kind}, got {_type_name(value)} {_short(value)}")
+            raise TypeError(f"{name} must be {kind}, got {_type_name(value)} {shown(value)}")
     try:
         value = int(value) if isinstance(value, Integral) else float(value)
         finite = math.isfinite(value)
     except OverflowError:  # an int with hundreds of digits: no float can hold it
         finite = False
     if not finite:
-        raise ValueError(f"{name} must be a finite number no larger than about 1.8e308, got {_short(value)}")
+        raise ValueError(f"{name} must be a finite number no larger than about 1.8e308, got {shown(value)}")
     if positive and value <= 0:
-        raise ValueError(f"{name} must be greater than 0, got {_short(value)}")
+        raise ValueError(f"{name} must be greater than 0, got {shown(value)}")
     if value < 0:
-        raise ValueError(f"{name} must be 0 or more, got {_short(value)}")
+        raise ValueError(f"{name} must be 0 or more, got {shown(value)}")
     if maximum is not None and value > maximum:
-        raise ValueError(f"{name} must be at most {maximum:,}, got {_short(value)}")
+        raise ValueError(f"{name} must be at most {maximum:,}, got {shown(value)}")
     return value
 
 
 def check_strings(name: str, value: object, example: str) -> list[str]:
     """Return `value` as a list if it is a list (or other iterable) of strings, else raise naming `name`."""
     if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
-        raise TypeError(f"{name} must be a list of strings such as {example}, got {_type_name(value)} {value!r}")
+        raise TypeError(f"{name} must be a list of strings such as {example}, got {_type_name(value)} {shown(value)}")
     items = list(value)
     for item in items:
         if not isinstance(item, str):
-            raise TypeError(f"{name} must hold only strings such as {example}, got {_type_name(item)} {item!r}")
+            raise TypeError(f"{name} must hold only strings such as {example}, got {_type_name(item)} {shown(item)}")
     return items
 
 
@@ -76,9 +79,9 @@ def check_choice(name: str, value: object, choices: Iterable[str]) -> str:
     """Return `value` if it is one of `choices` (strings), else raise naming `name`."""
     allowed = list(choices)
     if not isinstance(value, str):
-        raise TypeError(f"{name} must be a string, one of {allowed}, got {_type_name(value)} {value!r}")
+        raise TypeError(f"{name} must be a string, one of {allowed}, got {_type_name(value)} {shown(value)}")
     if value not in allowed:
-        raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
+        raise ValueError(f"{name} must be one of {allowed}, got {shown(value)}")
     return value
 
 
@@ -115,7 +118,7 @@ def check_bytes(name: str, value: object) -> int:
         if not match or (unit and unit not in _BYTE_UNITS):
             raise ValueError(
                 f"{name} must be a number of bytes or a size with a unit such as '16GB', '15360MiB' or '15 GiB' "
-                f"(units: {', '.join(BYTE_UNITS)}), got {_short(value)}"
+                f"(units: {', '.join(BYTE_UNITS)}), got {shown(value)}"
             )
         digits = match[1].replace("_", "")
         if "," in digits and not THOUSANDS.match(digits):
@@ -129,6 +132,6 @@ def check_bytes(name: str, value: object) -> int:
             exact = Fraction(2**1025)  # far past any float: refused just below, without computing 10**exponent
         exact *= Fraction(10) ** max(exponent, -_LARGEST_EXPONENT)
         if exact > 2**1024:
-            raise ValueError(f"{name} must be a size no larger than about 1.8e308 bytes, got {value!r}")
+            raise ValueError(f"{name} must be a size no larger than about 1.8e308 bytes, got {shown(value)}")
         value = round(exact)
     return round(check_number(name, value))

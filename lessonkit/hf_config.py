@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from lessonkit._checks import shown
 from lessonkit.hf_families import FAMILIES, VISION_LANGUAGE, Reader, family_shape
 from lessonkit.quantization import read_quantization
 
@@ -54,8 +55,10 @@ def read_config_text(text: str, where: str = "config.json") -> dict[str, Any]:
     it, and nesting deeper than MAX_DEPTH (json's RecursionError included) and anything but a JSON
     object after: no RecursionError and no digit-limit error escapes.
     """
+    if not isinstance(where, str):
+        raise TypeError(f"where must be a string naming the text, got {type(where).__name__}")
     if not isinstance(text, str):
-        raise TypeError(f"{where} must be the text of a config.json, got {type(text).__name__}")
+        raise TypeError(f"text must be the text of a config.json ({where[:80]}), got {type(text).__name__}")
     if len(text) > MAX_CONFIG_BYTES:
         raise ValueError(f"{where} is {len(text):,} characters long; a config.json is at most {MAX_CONFIG_BYTES:,}")
     if _long_number(text):
@@ -126,7 +129,7 @@ def _read_hf_config(config: Any) -> tuple[dict[str, Any], str]:
         return _read_path(config)
     raise TypeError(
         "config must be a dict read from a config.json, or the path of a config.json or of a model folder, "
-        f"got {type(config).__name__} {str(config)[:80]}"
+        f"got {type(config).__name__} {shown(config)}"
     )
 
 
@@ -136,7 +139,7 @@ def _model_name(data: dict[str, Any], name: str | None, model_type: str) -> tupl
     repo = repo if isinstance(repo, str) and len(repo) < 200 and re.fullmatch(r"[\w.-]+/[\w.-]+", repo) else ""
     if name is not None:
         if not isinstance(name, str) or not name.strip():
-            raise TypeError(f"name must be a non-empty string, got {type(name).__name__} {name!r}")
+            raise TypeError(f"name must be a non-empty string, got {type(name).__name__} {shown(name)}")
         return name, repo
     if repo:
         return repo, repo
@@ -163,7 +166,7 @@ def _fields(data: dict[str, Any], where: str, name: str | None) -> dict[str, Any
     if not isinstance(model_type, str):
         raise ValueError(
             f"{where}: field 'model_type' must name the model family, one of {list(HF_MODEL_TYPES)}, "
-            f"got {str(model_type)[:80]!r}"
+            f"got {shown(model_type)}"
         )
     if model_type not in FAMILIES and model_type not in VISION_LANGUAGE:
         raise ValueError(

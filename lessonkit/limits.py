@@ -13,7 +13,7 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import NamedTuple
 
-from lessonkit._checks import check_number
+from lessonkit._checks import check_number, shown
 
 
 class Limit(NamedTuple):
@@ -65,15 +65,18 @@ def check_size(name: str, value: object, *, field: str | None = None, where: str
     `where` starts the message (a config.json's path); the range and the real value it leaves room
     for end it, e.g. "num_layers must be a whole number from 1 to 1,024 (Llama 3.1 405B has 126), got 10**9".
     """
-    limit = LIMITS[field or name]
+    key = field or name
+    if not isinstance(key, str) or key not in LIMITS:
+        raise ValueError(f"field must name one of lessonkit.limits.LIMITS {sorted(LIMITS)}, got {shown(key)}")
+    if not isinstance(name, str) or not isinstance(where, str):
+        raise TypeError(f"name and where must be strings, got {type(name).__name__} and {type(where).__name__}")
+    limit = LIMITS[key]
     lead = f"{where}: " if where else ""
     try:
         n = check_number(name, value, integer=True)
     except (TypeError, ValueError) as exc:
         raise type(exc)(f"{lead}{exc}") from None
     if not limit.low <= n <= limit.high:
-        shown = f"{n:,}" if n.bit_length() <= 64 else f"a {len(str(n)) if n.bit_length() < 14000 else 'huge'}-digit number"
-        raise ValueError(
-            f"{lead}{name} must be a whole number from {limit.low:,} to {limit.high:,} ({limit.why}), got {shown}"
-        )
+        got = f"{n:,}" if n.bit_length() <= 64 else f"a {len(str(n)) if n.bit_length() < 14000 else 'huge'}-digit number"
+        raise ValueError(f"{lead}{name} must be a whole number from {limit.low:,} to {limit.high:,} ({limit.why}), got {got}")
     return int(n)

@@ -33,7 +33,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from lessonkit._checks import check_number
+from lessonkit._checks import check_number, shown
 from lessonkit.i18n import Lazy, lazy
 from lessonkit.limits import check_size
 from lessonkit.models import ModelConfig
@@ -101,14 +101,14 @@ _INDEX_BYTES = 8  # token ids and labels are int64
 def _check_config(config: object) -> None:
     if not isinstance(config, ModelConfig):
         raise TypeError(
-            f"config must be a ModelConfig such as find_model('gpt2'), got {type(config).__name__} {config!r}"
+            f"config must be a ModelConfig such as find_model('gpt2'), got {type(config).__name__} {shown(config)}"
         )
 
 
 def _bytes_per_value(name: str, value: float) -> float:
     value = check_number(name, value)
     if value > 16:
-        raise ValueError(f"{name} must be at most 16 bytes per value (fp64 is 8), got {value!r}")
+        raise ValueError(f"{name} must be at most 16 bytes per value (fp64 is 8), got {shown(value)}")
     return value
 
 
@@ -142,12 +142,12 @@ def _check_implementation(
     # Checked here without check_choice: the estimates check their settings once, then call these formulas.
     if not isinstance(attention, str) or attention not in ATTENTIONS:
         raise (TypeError if not isinstance(attention, str) else ValueError)(
-            f"attention must be one of {list(ATTENTIONS)}, got {type(attention).__name__} {attention!r}"
+            f"attention must be one of {list(ATTENTIONS)}, got {type(attention).__name__} {shown(attention)}"
         )
     if gelu_new is None:  # the model's own activation says
         gelu_new = config is not None and config.activation == "gelu_new"
     if not isinstance(gelu_new, bool):
-        raise TypeError(f"gelu_new must be True, False or None (the model's own), got {type(gelu_new).__name__} {gelu_new!r}")
+        raise TypeError(f"gelu_new must be True, False or None (the model's own), got {type(gelu_new).__name__} {shown(gelu_new)}")
     if attention == "eager":
         check_size("seq", seq, field="seq_len")
     return attention, gelu_new

@@ -13,7 +13,7 @@ import re
 from dataclasses import replace
 from functools import lru_cache
 
-from lessonkit._checks import check_number
+from lessonkit._checks import check_number, shown
 from lessonkit._data import read_json
 from lessonkit.hf_config import HF_MODEL_TYPES as HF_MODEL_TYPES  # re-exported: the families read
 from lessonkit.i18n import _
@@ -78,7 +78,7 @@ def find_model(name: str) -> ModelConfig:
     name asked for (an estimate then says which base it used).
     """
     if not isinstance(name, str):
-        raise TypeError(f"name must be a string such as 'llama-3.1-8b', got {type(name).__name__} {name!r}")
+        raise TypeError(f"name must be a string such as 'llama-3.1-8b', got {type(name).__name__} {shown(name)}")
     wanted = name.strip().casefold()
     found = _catalog_match(wanted)
     if found is not None:

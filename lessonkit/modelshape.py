@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from lessonkit._checks import check_choice, check_number
+from lessonkit._checks import check_choice, check_number, shown
 from lessonkit.i18n import _
 from lessonkit.limits import check_size
 
@@ -163,11 +163,11 @@ class ModelConfig:
         for name in _TEXT_FIELDS:
             value = getattr(self, name)
             if not isinstance(value, str):
-                raise TypeError(f"{name} must be a string, got {type(value).__name__} {value!r}")
+                raise TypeError(f"{name} must be a string, got {type(value).__name__} {shown(value)}")
         for name in _FLAG_FIELDS:
             value = getattr(self, name)
             if not isinstance(value, bool):
-                raise TypeError(f"{name} must be True or False, got {type(value).__name__} {value!r}")
+                raise TypeError(f"{name} must be True or False, got {type(value).__name__} {shown(value)}")
         for name in _COUNT_FIELDS + _ZERO_OR_MORE_FIELDS:  # whole floats (32.0) are stored as ints (32)
             object.__setattr__(self, name, check_size(name, getattr(self, name)))
         for name in _DROPOUT_FIELDS:
@@ -184,7 +184,7 @@ class ModelConfig:
         for name in ("dense_layers", "sliding_layers"):
             object.__setattr__(self, name, self._layer_list(name, getattr(self, name)))
         if not isinstance(self.sources, dict) or not all(isinstance(v, str) for v in self.sources.values()):
-            raise TypeError(f"sources must be a dict of strings, got {type(self.sources).__name__} {self.sources!r}")
+            raise TypeError(f"sources must be a dict of strings, got {type(self.sources).__name__} {shown(self.sources)}")
         if self.stated_params is not None and not isinstance(self.stated_params, dict):
             raise TypeError(f"stated_params must be a dict or None, got {type(self.stated_params).__name__}")
         if self.num_kv_heads > self.num_heads or self.num_heads % self.num_kv_heads:
@@ -203,7 +203,7 @@ class ModelConfig:
 
     def _layer_list(self, name: str, value: Any) -> tuple[int, ...]:
         if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
-            raise TypeError(f"{name} must be a list of layer numbers, got {type(value).__name__} {value!r}")
+            raise TypeError(f"{name} must be a list of layer numbers, got {type(value).__name__} {shown(value)}")
         items = list(value)
         if len(items) > self.num_layers:
             raise ValueError(f"{name} lists {len(items)} layers, more than num_layers ({self.num_layers})")

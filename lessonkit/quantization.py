@@ -35,6 +35,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from lessonkit._checks import shown
+
 # HF module names in modules_to_not_convert / llm_int8_skip_modules -> what this course's tensor names contain.
 _MODULE_NAMES = {
     "self_attn": ".attn.",
@@ -112,7 +114,7 @@ class Stored:
 
 
 def _fail(where: str, key: str, wanted: str, got: Any) -> ValueError:
-    return ValueError(f"{where}: quantization_config field {key!r} must be {wanted}, got {str(got)[:80]}")
+    return ValueError(f"{where}: quantization_config field {key!r} must be {wanted}, got {shown(got)}")
 
 
 def _skip(q: dict[str, Any], key: str, where: str) -> tuple[str, ...]:
@@ -152,6 +154,8 @@ def read_quantization(config: Any, where: str = "config.json") -> Stored | None:
 
     A method or a setting this course does not model is refused with a ValueError naming it.
     """
+    if not isinstance(where, str):
+        raise TypeError(f"where must be a string naming the config, got {type(where).__name__}")
     if config is None:
         return None
     if not isinstance(config, dict):

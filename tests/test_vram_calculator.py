@@ -325,7 +325,7 @@ def test_models_that_fit_checks_its_arguments():
         models_that_fit(free_bytes="1GB", device="cpu")
     with pytest.raises(ValueError, match="dtype must be one of"):
         models_that_fit("full", "int4", free_bytes="80GB")
-    with pytest.raises(ValueError, match="seq_len must be greater than 0"):
+    with pytest.raises(ValueError, match="seq_len must be a whole number from 1 to"):
         models_that_fit(seq_len=0, free_bytes="80GB")
     with pytest.raises(ValueError, match="models: name 'gpt-5'"):
         models_that_fit(models=["gpt-5"], free_bytes="80GB")

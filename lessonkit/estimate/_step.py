@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lessonkit import memparts
-from lessonkit._checks import check_choice, check_number
+from lessonkit._checks import check_choice, check_number, shown
 from lessonkit.estimate.choices import (
     ADAM_STEP_BYTES,
     ATTENTIONS,
@@ -40,7 +40,7 @@ def check_tokens(seq_len: int, batch: int) -> int:
 def check_flag(name: str, value: Any) -> bool:
     """Return `value` if it is True or False, else a TypeError naming `name` (lesson 07)."""
     if not isinstance(value, bool):
-        raise TypeError(f"{name} must be True or False, got {type(value).__name__} {value!r}")
+        raise TypeError(f"{name} must be True or False, got {type(value).__name__} {shown(value)}")
     return value
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from lessonkit import memparts
+from lessonkit._checks import shown
 from lessonkit.estimate._step import context_note
 from lessonkit.estimate.choices import DEFAULT_INFERENCE_TOKENS
 from lessonkit.estimate.inference import InferenceJob
@@ -210,7 +211,7 @@ def _gpu(gpu: Any) -> GpuSpec:
         except ValueError as exc:
             raise ValueError(f"gpu: {exc}") from None
     if not isinstance(gpu, GpuSpec):
-        raise TypeError(f"gpu must be a catalog GPU or its name, such as 'T4', got {type(gpu).__name__} {gpu!r}")
+        raise TypeError(f"gpu must be a catalog GPU or its name, such as 'T4', got {type(gpu).__name__} {shown(gpu)}")
     if not gpu.bandwidth_gb_s:
         raise ValueError(f"gpu {gpu.name!r} has no memory bandwidth in the catalog, so no speed can be computed")
     return gpu

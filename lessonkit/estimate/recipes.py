@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from lessonkit._checks import shown
 from lessonkit.units import DTYPE_BYTES
 
 
@@ -134,5 +135,13 @@ STRATEGY_RECIPES = MappingProxyType(
 
 
 def recipe_for(dtype: str, pattern: str = DEFAULT_RECIPE) -> str:
-    """The recipe key for a 16-bit dtype ('bf16' -> 'amp_bf16'); 'fp32' trains in fp32 (lesson 08)."""
+    """The recipe key for a 16-bit dtype ('bf16' -> 'amp_bf16'); 'fp32' trains in fp32 (lesson 08).
+
+    pattern: DEFAULT_RECIPE or one of STRATEGY_RECIPES' values.
+    """
+    if not isinstance(dtype, str) or dtype not in ("bf16", "fp16", "fp32"):
+        raise ValueError(f"dtype must be one of ['bf16', 'fp16', 'fp32'], got {shown(dtype)}")
+    patterns = {DEFAULT_RECIPE, *STRATEGY_RECIPES.values()}
+    if not isinstance(pattern, str) or pattern not in patterns:
+        raise ValueError(f"pattern must be one of {sorted(patterns)}, got {shown(pattern)}")
     return "fp32" if dtype == "fp32" else pattern.format(dtype=dtype)

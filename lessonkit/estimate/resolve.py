@@ -14,7 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from lessonkit._checks import check_number
+from lessonkit._checks import check_number, shown
 from lessonkit.estimate.choices import FLOAT_DTYPES, INT4_SCALE_BYTES_PER_WEIGHT, INT8_SCALE_BYTES_PER_ROW
 from lessonkit.i18n import _
 from lessonkit.limits import check_size
@@ -253,12 +253,12 @@ def resolve_model(model: Any) -> ModelConfig | int | Any:
             return find_model(model)
         except ValueError:
             if _looks_like_config_path(model):
-                return ModelConfig.from_hf_config(model)
+                return _from_config(model)
             raise
     if isinstance(model, ModelConfig):
         return model
     if isinstance(model, (Mapping, os.PathLike)) or (hasattr(model, "to_dict") and hasattr(model, "model_type")):
-        return ModelConfig.from_hf_config(model)
+        return _from_config(model)
     if hasattr(model, "parameters") and hasattr(model, "buffers"):
         return model
     # the most parameters llama_like can shape
@@ -266,16 +266,24 @@ def resolve_model(model: Any) -> ModelConfig | int | Any:
     return math.ceil(n)
 
 
+def _from_config(model: Any) -> ModelConfig:
+    """A config.json's ModelConfig; its errors (which name the file and the field) start with "model: "."""
+    try:
+        return ModelConfig.from_hf_config(model)
+    except (ValueError, TypeError) as exc:
+        raise type(exc)(f"model: {exc}") from None
+
+
 def check_targets(targets: Sequence[str]) -> tuple[str, ...]:
     """Return `targets` if it is a non-empty list of LoRA projection names, else raise (lesson 07)."""
     wanted = f"targets must be a non-empty list drawn from {list(LORA_TARGETS)}"
     if isinstance(targets, str):
-        raise ValueError(f"{wanted}, got {targets!r}")
+        raise ValueError(f"{wanted}, got {shown(targets)}")
     if not isinstance(targets, Iterable):
-        raise TypeError(f"{wanted}, got {type(targets).__name__} {targets!r}")
+        raise TypeError(f"{wanted}, got {type(targets).__name__} {shown(targets)}")
     targets = tuple(targets)
     if not targets or not all(isinstance(t, str) and t in LORA_TARGETS for t in targets):
-        raise ValueError(f"{wanted}, got {targets!r}")
+        raise ValueError(f"{wanted}, got {shown(targets)}")
     return targets
 
 
@@ -283,7 +291,7 @@ def lora_params(config: ModelConfig, rank: int, targets: Sequence[str] = LORA_TA
     """Trainable LoRA parameters: rank x (inputs + outputs) for each adapted projection of every layer (lesson 07)."""
     if not isinstance(config, ModelConfig):
         raise TypeError(
-            f"config must be a ModelConfig such as find_model('gpt2'), got {type(config).__name__} {config!r}"
+            f"config must be a ModelConfig such as find_model('gpt2'), got {type(config).__name__} {shown(config)}"
         )
     r = check_size("rank", rank)
     return sum(t.numel * t.count for t in _lora_tensors(config, r, check_targets(targets), 4.0))
@@ -377,6 +385,8 @@ def _projection(name: str) -> str:
 
 def lora_projections(config: ModelConfig) -> tuple[str, ...]:
     """The LoRA targets (of LORA_TARGETS) that `config`'s layers have, in that order (lesson 08)."""
+    if not isinstance(config, ModelConfig):
+        raise TypeError(f"config must be a ModelConfig such as find_model('gpt2'), got {type(config).__name__}")
     found = {_projection(n) for n, s, _ in config.groups() if n.startswith("layers.") and len(s) == 2}
     return tuple(t for t in LORA_TARGETS if t in found)
 

@@ -23,6 +23,7 @@ from types import MappingProxyType
 from typing import Any
 
 from lessonkit._checks import check_choice, check_number
+from lessonkit._checks import shown
 from lessonkit.estimate.choices import MODE_DTYPES, MODES
 from lessonkit.estimate.fitting import fits, memory_budget, plan_estimate
 from lessonkit.estimate.recipes import STRATEGY_RECIPES, TRAINING_RECIPES, recipe_for
@@ -213,7 +214,7 @@ def _prepare(
         return _Plan(model, model.n_params, None, 1, ())
     mode = check_choice("mode", "full" if mode is None else mode, MODES)
     if dtype is not None and (not isinstance(dtype, str) or dtype not in MODE_DTYPES[mode]):
-        raise ValueError(f"dtype must be one of {list(MODE_DTYPES[mode])} for mode {mode!r}, got {dtype!r}")
+        raise ValueError(f"dtype must be one of {list(MODE_DTYPES[mode])} for mode {mode!r}, got {shown(dtype)}")
     dtype = MODE_DTYPES[mode][0] if dtype is None else dtype
     if mode == "full" and "precision" not in options:  # the recipe the strategy's framework runs
         options = dict(options, precision=recipe_for(dtype, STRATEGY_RECIPES[strategy]))
