@@ -39,7 +39,9 @@ def meta_count(data: dict) -> dict:
     total = sum(p.numel() for p in params.values())
     out = {"params": total, "class": type(model).__name__}
     if vision:
-        out["language_model"] = sum(p.numel() for n, p in params.items() if "language_model" in n or n.startswith("lm_head"))
+        out["language_model"] = sum(
+            p.numel() for n, p in params.items() if "language_model" in n or n.startswith("lm_head")
+        )
     return out
 
 

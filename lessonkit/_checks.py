@@ -95,8 +95,7 @@ MAX_SIZE_TEXT = 100  # characters: '16,106,127,360 bytes' is 20; longer text is 
 # three digits, as in 15,360. '16,5' is a decimal comma, which would silently make 165 of 16.5: refused.
 THOUSANDS = re.compile(r"^[-+]?\d{1,3}(?:,\d{3})+(?:\.\d*)?(?:[eE][-+]?\d+)?$")
 DECIMAL_COMMA = (
-    "write decimals with a point (16.5, not 16,5); commas are fine only between groups of three digits "
-    "(16,106,127,360)"
+    "write decimals with a point (16.5, not 16,5); commas are fine only between groups of three digits (16,106,127,360)"
 )
 # One comma and exactly three digits after it, with no decimal point ('16,106') reads as 16106 in English
 # and as 16.106 where the comma is the decimal mark: a size written so is refused. Two or more commas

@@ -8,7 +8,7 @@ nested deeper than MAX_DEPTH, a number of more than MAX_DIGITS digits, a path to
 system, an unknown model_type or a field out of its range (lessonkit.limits). The families, each
 with its transformers class's defaults, are in lessonkit.hf_families; quantization_config is read
 by lessonkit.quantization. A vision-language config's language model is read from its nested
-text_config, and its vision tower counted where lessonkit.hf_families knows its layout.
+text_config, and its vision tower counted where lessonkit.hf_vision knows its layout.
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from lessonkit._checks import shown
-from lessonkit.hf_families import FAMILIES, VISION_LANGUAGE, Reader, family_shape
+from lessonkit.hf_families import FAMILIES, Reader, family_shape
+from lessonkit.hf_vision import VISION_LANGUAGE
 from lessonkit.quantization import read_quantization
 
 HF_MODEL_TYPES = tuple(FAMILIES) + tuple(VISION_LANGUAGE)
@@ -45,7 +46,7 @@ def _depth_ok(value: Any, limit: int = MAX_DEPTH) -> bool:
 
 
 def _long_number(text: str) -> bool:
-    return re.search(r"[0-9]{%d}" % (MAX_DIGITS + 1), text) is not None
+    return re.search(f"[0-9]{{{MAX_DIGITS + 1}}}", text) is not None
 
 
 def read_config_text(text: str, where: str = "config.json") -> dict[str, Any]:
@@ -86,7 +87,9 @@ def _read_path(config: str | os.PathLike) -> tuple[dict[str, Any], str]:
             "or paste its text"
         )
     if len(text) > MAX_PATH_CHARS or "\x00" in text:
-        raise ValueError(f"config must be the path of a config.json or of a model folder, got a path of {len(text):,} characters")
+        raise ValueError(
+            f"config must be the path of a config.json or of a model folder, got a path of {len(text):,} characters"
+        )
     path = Path(text).expanduser()
     try:
         if path.is_dir():

@@ -77,6 +77,10 @@ def check_size(name: str, value: object, *, field: str | None = None, where: str
     except (TypeError, ValueError) as exc:
         raise type(exc)(f"{lead}{exc}") from None
     if not limit.low <= n <= limit.high:
-        got = f"{n:,}" if n.bit_length() <= 64 else f"a {len(str(n)) if n.bit_length() < 14000 else 'huge'}-digit number"
-        raise ValueError(f"{lead}{name} must be a whole number from {limit.low:,} to {limit.high:,} ({limit.why}), got {got}")
+        got = (
+            f"{n:,}" if n.bit_length() <= 64 else f"a {len(str(n)) if n.bit_length() < 14000 else 'huge'}-digit number"
+        )
+        raise ValueError(
+            f"{lead}{name} must be a whole number from {limit.low:,} to {limit.high:,} ({limit.why}), got {got}"
+        )
     return int(n)

@@ -147,7 +147,9 @@ def _check_implementation(
     if gelu_new is None:  # the model's own activation says
         gelu_new = config is not None and config.activation == "gelu_new"
     if not isinstance(gelu_new, bool):
-        raise TypeError(f"gelu_new must be True, False or None (the model's own), got {type(gelu_new).__name__} {shown(gelu_new)}")
+        raise TypeError(
+            f"gelu_new must be True, False or None (the model's own), got {type(gelu_new).__name__} {shown(gelu_new)}"
+        )
     if attention == "eager":
         check_size("seq", seq, field="seq_len")
     return attention, gelu_new

@@ -36,7 +36,13 @@ _SHAPE_FIELDS = (
     "learned_positions",
 )
 # Optional shape fields of a catalog entry (absent: the ModelConfig default).
-_OPTIONAL_SHAPE_FIELDS = ("qk_norm", *_ZERO_OR_MORE_FIELDS[1:5], "embed_dropout", "attention_dropout", "residual_dropout")
+_OPTIONAL_SHAPE_FIELDS = (
+    "qk_norm",
+    *_ZERO_OR_MORE_FIELDS[1:5],
+    "embed_dropout",
+    "attention_dropout",
+    "residual_dropout",
+)
 
 
 @lru_cache(maxsize=1)

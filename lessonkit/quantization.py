@@ -90,7 +90,7 @@ class Stored:
         return not any(part in name for part in self.skip)
 
     def matrix_bytes(self, rows: int, cols: int) -> tuple[float, float]:
-        """(bytes of the packed values, bytes of scales, zero points and indices) of one rows x cols matrix (lesson 08)."""
+        """(packed values, scales with zero points and indices) in bytes, of one rows x cols matrix (lesson 08)."""
         n = rows * cols
         packed = n * self.bits / 8
         if self.method in ("awq", "gptq"):

@@ -10,7 +10,6 @@ from lessonkit.estimate import (
     DEFAULT_CUDA_CONTEXT_BYTES,
     DEFAULT_INFERENCE_TOKENS,
     DEFAULT_TRAINING_TOKENS,
-    LORA_TARGETS,
     InferenceJob,
     LoraJob,
     TrainingJob,

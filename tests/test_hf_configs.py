@@ -183,9 +183,18 @@ def test_qwen_moe_layers_without_experts_are_dense_layers_as_in_transformers():
     step = ModelConfig.from_hf_config(dict(base, decoder_sparse_step=2))
     assert step.dense_layers == tuple(range(0, base["num_hidden_layers"], 2))  # layers 1, 3, ... have experts
     dense_mlp = 3 * base["hidden_size"] * base["intermediate_size"]
-    assert only.n_params == ModelConfig.from_hf_config(base).n_params - 2 * (
-        60 * 3 * base["hidden_size"] * 1408 + 3 * base["hidden_size"] * 5632 + base["hidden_size"] + 60 * base["hidden_size"]
-    ) + 2 * dense_mlp
+    assert (
+        only.n_params
+        == ModelConfig.from_hf_config(base).n_params
+        - 2
+        * (
+            60 * 3 * base["hidden_size"] * 1408
+            + 3 * base["hidden_size"] * 5632
+            + base["hidden_size"]
+            + 60 * base["hidden_size"]
+        )
+        + 2 * dense_mlp
+    )
     with pytest.raises(ValueError, match=r"field 'mlp_only_layers' must be a list that leaves some layer with experts"):
         ModelConfig.from_hf_config(dict(base, mlp_only_layers=list(range(24))))
 

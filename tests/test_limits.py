@@ -118,10 +118,19 @@ def test_the_largest_accepted_model_is_counted_per_kind_of_layer_not_per_expert(
         ("inference", lambda m: estimate_inference(m, seq_len=LIMITS["seq_len"].high, batch=1)),
         ("lora", lambda m: estimate_lora(m, rank=LIMITS["rank"].high, seq_len=4096)),
         ("full", lambda m: estimate_training(m, seq_len=4096, batch=64)),
-        ("decode", lambda m: decode_speed(m, "H200", seq_len=LIMITS["seq_len"].high, batch=LIMITS["batch"].high // 2**8)),
-        ("sharded", lambda m: estimate_sharded(m, gpus=LIMITS["gpus"].high, tensor_parallel=LIMITS["tensor_parallel"].high)),
+        (
+            "decode",
+            lambda m: decode_speed(m, "H200", seq_len=LIMITS["seq_len"].high, batch=LIMITS["batch"].high // 2**8),
+        ),
+        (
+            "sharded",
+            lambda m: estimate_sharded(m, gpus=LIMITS["gpus"].high, tensor_parallel=LIMITS["tensor_parallel"].high),
+        ),
         ("gpus_needed", lambda m: gpus_needed(m, "H200", strategy="fsdp")),
-        ("largest", lambda m: largest_model_that_fits("H200", mode="full", dtype="bf16", seq_len=LIMITS["seq_len"].high)),
+        (
+            "largest",
+            lambda m: largest_model_that_fits("H200", mode="full", dtype="bf16", seq_len=LIMITS["seq_len"].high),
+        ),
     ],
 )
 def test_each_estimator_answers_quickly_on_the_largest_accepted_values(name, call):
@@ -172,7 +181,9 @@ def test_config_json_errors_are_plain_and_name_the_file(tmp_path):
     digits.write_text(json.dumps(LLAMA)[:-1] + ', "vocab_size": ' + "9" * 4301 + "}", encoding="utf-8")
     with pytest.raises(ValueError, match=r"digits.json' holds a number of more than 40 digits"):
         ModelConfig.from_hf_config(digits)
-    with pytest.raises(ValueError, match=r"^config must be the path of a config.json .* got a path of 5,000 characters"):
+    with pytest.raises(
+        ValueError, match=r"^config must be the path of a config.json .* got a path of 5,000 characters"
+    ):
         ModelConfig.from_hf_config("a" * 5000)
     with pytest.raises(ValueError, match=r"^config 'x{255}\.\.\.|cannot be read|no config.json at"):
         ModelConfig.from_hf_config("x" * 300 + "/config.json")

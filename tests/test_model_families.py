@@ -74,7 +74,9 @@ def test_4_a_quantized_checkpoint_is_never_counted_as_fp16():
     with pytest.raises(ValueError, match=r"quant_method 'hqq', which this course cannot count"):
         estimate_inference(dict(load("llama-3.1-8b.json"), quantization_config={"quant_method": "hqq"}))
     with pytest.raises(ValueError, match=r"quant_method 'compressed-tensors'"):
-        ModelConfig.from_hf_config(dict(load("llama-3.1-8b.json"), quantization_config={"quant_method": "compressed-tensors"}))
+        ModelConfig.from_hf_config(
+            dict(load("llama-3.1-8b.json"), quantization_config={"quant_method": "compressed-tensors"})
+        )
 
 
 def test_5_missing_moe_keys_take_transformers_defaults_or_are_refused():
@@ -119,7 +121,9 @@ def test_9_dropout_masks_are_counted_as_a_cpu_step_keeps_them():
         measured[train] = saved.bytes
     # on the CPU PyTorch keeps each mask in the activation's dtype: the estimate counts the same there
     cpu = memparts.activation_bytes(gpt2, 2, 64, 2.0, dropout_mask_bytes=2)
-    off = memparts.activation_bytes(replace(gpt2, embed_dropout=0.0, residual_dropout=0.0, attention_dropout=0.0), 2, 64, 2.0)
+    off = memparts.activation_bytes(
+        replace(gpt2, embed_dropout=0.0, residual_dropout=0.0, attention_dropout=0.0), 2, 64, 2.0
+    )
     assert cpu - off == measured[True] - measured[False] == 2 * 64 * 768 * 2 * (1 + 2 * 2)
     # on a GPU (native_dropout) a mask is one byte per value: what the estimators count
     assert estimate_training(gpt2, seq_len=64, batch=2).details["activations"] - off // 1 >= 0
@@ -222,7 +226,10 @@ def test_quantization_settings_outside_the_known_layouts_are_refused_by_name():
         ({"quant_method": "gptq", "bits": 5}, r"'bits' must be one of \[2, 3, 4, 8\]"),
         ({"quant_method": "bitsandbytes"}, "'load_in_4bit' must be true, or load_in_8bit true"),
         ({"quant_method": "fp8", "weight_block_size": [128]}, "'weight_block_size' must be null or two"),
-        ({"quant_method": "mxfp4", "modules_to_not_convert": ["model.vision_tower"]}, "a module this course cannot place"),
+        (
+            {"quant_method": "mxfp4", "modules_to_not_convert": ["model.vision_tower"]},
+            "a module this course cannot place",
+        ),
         ({"quant_method": None}, "quant_method 'None'"),
     ]:
         with pytest.raises(ValueError, match=words):

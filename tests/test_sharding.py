@@ -66,7 +66,10 @@ def test_each_strategy_runs_its_frameworks_recipe():
     zero3 = estimate_sharded("llama-3.1-70b", gpus=64, strategy="zero3", checkpointing=True)
     assert "deepspeed_bf16" in zero3.label and "amp_bf16" in estimate_sharded("gpt2", gpus=2, strategy="ddp").label
     # 20 H100s before the fix; FSDP2's own recipe needs 17, as fused AdamW did before
-    assert gpus_needed("llama-3.1-70b", "H100_SXM", strategy="fsdp", mode="full", dtype="bf16", checkpointing=True).gpus == 17
+    assert (
+        gpus_needed("llama-3.1-70b", "H100_SXM", strategy="fsdp", mode="full", dtype="bf16", checkpointing=True).gpus
+        == 17
+    )
 
 
 # --- which parts each stage splits ----------------------------------------------------------------

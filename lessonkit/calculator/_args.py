@@ -51,8 +51,8 @@ def model_entry(name: str, value: Any) -> ModelConfig:
     try:
         found = resolve_model(value)  # a str, dict or path always gives a ModelConfig, or an error
     except (ValueError, TypeError) as exc:
-        message = str(exc)
-        raise type(exc)(message if message.startswith(f"{name}: ") else f"{name}: {message}") from None
+        message = str(exc).removeprefix("model: ")  # resolve_model names its own argument: name ours instead
+        raise type(exc)(f"{name}: {message}") from None
     assert isinstance(found, ModelConfig)
     return found
 

@@ -39,7 +39,8 @@ class Calculator:
 
     model: a catalog name, a ModelConfig, or a config.json (a dict or a path; the widget has a box to
     paste one, read with lessonkit.hf_config.read_config_text: every size is checked against
-    lessonkit.limits before anything is computed, so a hostile config is refused, never run). Besides the memory, the report gives for inference the upper bound on decoding speed
+    lessonkit.limits before anything is computed, so a hostile config is refused, never run).
+    Besides the memory, the report gives for inference the upper bound on decoding speed
     on the chosen GPU (`speed`, from decode_speed) and for training how many of the chosen GPU the
     job needs with ZeRO-3 (`sharded`, from gpus_needed).
     """

@@ -20,9 +20,9 @@ from lessonkit.estimate.choices import (
     OPTIMIZERS,
 )
 from lessonkit.estimate.resolve import Subject, Tensor, resolve_model, tensor_bytes, tensor_count
-from lessonkit.limits import LIMITS, check_size
 from lessonkit.estimate.results import Estimate
 from lessonkit.i18n import _
+from lessonkit.limits import LIMITS, check_size
 
 
 def check_tokens(seq_len: int, batch: int) -> int:
@@ -83,7 +83,9 @@ class StepJob:
             "checkpointing": check_flag("checkpointing", checkpointing),
             "attention": check_choice("attention", attention, ATTENTIONS),
             "gelu_new": None if gelu_new is None else check_flag("gelu_new", gelu_new),
-            "cuda_context_bytes": check_size("cuda_context_bytes", math.ceil(check_number("cuda_context_bytes", cuda_context_bytes))),
+            "cuda_context_bytes": check_size(
+                "cuda_context_bytes", math.ceil(check_number("cuda_context_bytes", cuda_context_bytes))
+            ),
         }
 
     def __call__(self, model: Any) -> Estimate:

@@ -198,7 +198,16 @@ def decode_speed(
     name = shape.name if isinstance(resolved, ModelConfig) else _("{n:.2f}B parameters").format(n=resolved / 1e9)
     assert spec.bandwidth_gb_s is not None  # _gpu refuses a GPU without one
     return DecodeSpeed(
-        name, spec.name, spec.bandwidth_gb_s, job.dtype, job.kv_dtype, job.seq_len, job.batch, weights, kv, tuple(notes),
+        name,
+        spec.name,
+        spec.bandwidth_gb_s,
+        job.dtype,
+        job.kv_dtype,
+        job.seq_len,
+        job.batch,
+        weights,
+        kv,
+        tuple(notes),
         routed,
     )
 

@@ -7,13 +7,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from lessonkit._checks import check_choice
-from lessonkit.limits import check_size
 from lessonkit.estimate._settings import takes_settings_of
 from lessonkit.estimate._step import StepJob, step_estimate
 from lessonkit.estimate.choices import ADAPTER_DTYPES, MODE_DTYPES
 from lessonkit.estimate.resolve import Subject, check_targets, tensor_bytes
 from lessonkit.estimate.results import Estimate
 from lessonkit.i18n import _, lazy
+from lessonkit.limits import check_size
 from lessonkit.units import DTYPE_BYTES
 
 _QUANTISED_NOTE = lazy("quantised base: the layers compute in 16 bits, so activations are counted at 2 bytes")

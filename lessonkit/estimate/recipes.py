@@ -1,4 +1,4 @@
-"""Full fine-tuning recipes named after what people run, each with its bytes per parameter and a source (lessons 08, 10).
+"""Full fine-tuning recipes named after what people run, with bytes per parameter and a source (lessons 08, 10).
 
 Every recipe keeps the same four model states the ZeRO paper counts (Rajbhandari et al. 2020,
 section 3.1, https://arxiv.org/abs/1910.02054; EleutherAI's Transformer Math 101): weights,
@@ -56,7 +56,7 @@ class Recipe:
         return getattr(self, key)
 
     def bytes_per_parameter(self, fused: bool | None = None) -> dict[str, float]:
-        """Bytes per parameter with AdamW, part by part: weights, gradients, master, master_grads, state, scratch (lesson 08).
+        """Bytes per parameter with AdamW, part by part, the extras named apart (lesson 08).
 
         The four model states add up to 16 in mixed precision; the extras are named on their own.
         """
@@ -72,7 +72,7 @@ class Recipe:
         return parts
 
     def total_bytes_per_parameter(self, fused: bool | None = None) -> float:
-        """The sum of bytes_per_parameter: 16 for PyTorch AMP with fused AdamW, 18 Megatron, 20 DeepSpeed (lesson 08)."""
+        """The sum of bytes_per_parameter: 16 PyTorch AMP with fused AdamW, 18 Megatron, 20 DeepSpeed (lesson 08)."""
         return sum(self.bytes_per_parameter(fused).values())
 
 
@@ -95,29 +95,102 @@ _FSDP2 = "https://docs.pytorch.org/docs/stable/distributed.fsdp.fully_shard.html
 
 def _recipes() -> dict[str, Recipe]:
     out = {
-        "fp32": Recipe("fp32", "fp32, torch.optim.AdamW (foreach)", "PyTorch", "fp32", "fp32", None, False, "fp32",
-                       "fp32", None, _ADAMW),
+        "fp32": Recipe(
+            "fp32",
+            "fp32, torch.optim.AdamW (foreach)",
+            "PyTorch",
+            "fp32",
+            "fp32",
+            None,
+            False,
+            "fp32",
+            "fp32",
+            None,
+            _ADAMW,
+        ),
     }
     for d in ("bf16", "fp16"):
-        out[d] = Recipe(d, f"pure {d}, torch.optim.AdamW (state in {d})", "PyTorch", d, d, None, False, d, d, None, _ADAMW)
+        out[d] = Recipe(
+            d, f"pure {d}, torch.optim.AdamW (state in {d})", "PyTorch", d, d, None, False, d, d, None, _ADAMW
+        )
         out[f"amp_{d}"] = Recipe(
-            f"amp_{d}", f"PyTorch AMP ({d} autocast) + fused AdamW", "PyTorch / Hugging Face Trainer", "fp32", "fp32",
-            None, False, "fp32", d, True, f"{_AMP}; {_ADAMW}; {_TRAINER}")
+            f"amp_{d}",
+            f"PyTorch AMP ({d} autocast) + fused AdamW",
+            "PyTorch / Hugging Face Trainer",
+            "fp32",
+            "fp32",
+            None,
+            False,
+            "fp32",
+            d,
+            True,
+            f"{_AMP}; {_ADAMW}; {_TRAINER}",
+        )
         out[f"autocast_{d}"] = Recipe(
-            f"autocast_{d}", f"PyTorch AMP ({d} autocast) + torch.optim.AdamW's default (foreach)", "PyTorch", "fp32",
-            "fp32", None, False, "fp32", d, None, f"{_AMP}; {_ADAMW}")
+            f"autocast_{d}",
+            f"PyTorch AMP ({d} autocast) + torch.optim.AdamW's default (foreach)",
+            "PyTorch",
+            "fp32",
+            "fp32",
+            None,
+            False,
+            "fp32",
+            d,
+            None,
+            f"{_AMP}; {_ADAMW}",
+        )
         out[f"deepspeed_{d}"] = Recipe(
-            f"deepspeed_{d}", f"DeepSpeed ZeRO mixed precision ({d}) + FusedAdam", "DeepSpeed / Apex", d, d, "fp32",
-            True, "fp32", d, True, _DEEPSPEED)
+            f"deepspeed_{d}",
+            f"DeepSpeed ZeRO mixed precision ({d}) + FusedAdam",
+            "DeepSpeed / Apex",
+            d,
+            d,
+            "fp32",
+            True,
+            "fp32",
+            d,
+            True,
+            _DEEPSPEED,
+        )
         out[f"megatron_{d}"] = Recipe(
-            f"megatron_{d}", f"Megatron-LM mixed precision ({d})", "Megatron-LM", d, "fp32" if d == "bf16" else d,
-            "fp32", d == "fp16", "fp32", d, True, _MEGATRON)
+            f"megatron_{d}",
+            f"Megatron-LM mixed precision ({d})",
+            "Megatron-LM",
+            d,
+            "fp32" if d == "bf16" else d,
+            "fp32",
+            d == "fp16",
+            "fp32",
+            d,
+            True,
+            _MEGATRON,
+        )
         out[f"fsdp2_{d}"] = Recipe(
-            f"fsdp2_{d}", f"FSDP2 mixed precision ({d} compute, fp32 sharded parameters) + torch.optim.AdamW (foreach)",
-            "PyTorch FSDP2", "fp32", "fp32", None, False, "fp32", d, None, f"{_FSDP2}; {_ADAMW}")
+            f"fsdp2_{d}",
+            f"FSDP2 mixed precision ({d} compute, fp32 sharded parameters) + torch.optim.AdamW (foreach)",
+            "PyTorch FSDP2",
+            "fp32",
+            "fp32",
+            None,
+            False,
+            "fp32",
+            d,
+            None,
+            f"{_FSDP2}; {_ADAMW}",
+        )
         out[f"mixed_{d}"] = Recipe(
-            f"mixed_{d}", f"mixed {d} with fp32 master weights, torch.optim.AdamW (foreach)", "a hand-written loop", d, d,
-            "fp32", True, "fp32", d, None, f"{_DEEPSPEED}; {_ADAMW}")
+            f"mixed_{d}",
+            f"mixed {d} with fp32 master weights, torch.optim.AdamW (foreach)",
+            "a hand-written loop",
+            d,
+            d,
+            "fp32",
+            True,
+            "fp32",
+            d,
+            None,
+            f"{_DEEPSPEED}; {_ADAMW}",
+        )
     return out
 
 
@@ -129,8 +202,13 @@ DEFAULT_RECIPE = "amp_{dtype}"
 # The recipe each way of spreading a job over GPUs runs by default (lessonkit.estimate.sharding):
 # PyTorch DDP with AMP, DeepSpeed's ZeRO stages with its own mixed precision, FSDP2 with its policy.
 STRATEGY_RECIPES = MappingProxyType(
-    {"ddp": "amp_{dtype}", "zero1": "deepspeed_{dtype}", "zero2": "deepspeed_{dtype}", "zero3": "deepspeed_{dtype}",
-     "fsdp": "fsdp2_{dtype}"}
+    {
+        "ddp": "amp_{dtype}",
+        "zero1": "deepspeed_{dtype}",
+        "zero2": "deepspeed_{dtype}",
+        "zero3": "deepspeed_{dtype}",
+        "fsdp": "fsdp2_{dtype}",
+    }
 )
 
 

@@ -125,7 +125,7 @@ class Subject:
     def with_lora(
         self, rank: int, targets: Sequence[str] | None, adapter_bytes: float
     ) -> tuple[Subject, list[Tensor], list[str]]:
-        """This subject with adapters on `targets` (None: every projection it has), their tensors, and notes (lesson 08).
+        """This subject with adapters on `targets` (None: all projections it has), their tensors, notes (lesson 08).
 
         Targets the model lacks are refused when none is left (PEFT raises too) and named in a note otherwise.
         """
@@ -337,7 +337,9 @@ def _count_tensors(n: int, shape: ModelConfig, bytes_per_value: float, trainable
     out = [Tensor(numel, bytes_per_value, trainable, count=count) for numel, _, count in outside]
     for numel, rows, count in matrices:  # each layer's copy of a matrix, scaled alike
         k = numel * left // total
-        out.append(Tensor(k, bytes_per_value, trainable, rows=max(1, -(-rows * left // total)) if k else 0, count=count))
+        out.append(
+            Tensor(k, bytes_per_value, trainable, rows=max(1, -(-rows * left // total)) if k else 0, count=count)
+        )
     short = n - sum(t.numel * t.count for t in out)  # whole parameters adding up to exactly n
     if short:
         out.append(Tensor(short, bytes_per_value, trainable, rows=1))

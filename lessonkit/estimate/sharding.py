@@ -22,20 +22,19 @@ from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any
 
-from lessonkit._checks import check_choice, check_number
-from lessonkit._checks import shown
+from lessonkit._checks import check_choice, shown
 from lessonkit.estimate.choices import MODE_DTYPES, MODES
 from lessonkit.estimate.fitting import fits, memory_budget, plan_estimate
 from lessonkit.estimate.recipes import STRATEGY_RECIPES, TRAINING_RECIPES, recipe_for
-from lessonkit.estimate.training import TrainingJob
-from lessonkit.limits import check_size
-from lessonkit.units import DTYPE_BYTES
 from lessonkit.estimate.resolve import resolve_model
 from lessonkit.estimate.results import Estimate, Fit
+from lessonkit.estimate.training import TrainingJob
 from lessonkit.gpus import GpuSpec
 from lessonkit.i18n import Lazy, _, lazy, pgettext, text
+from lessonkit.limits import check_size
 from lessonkit.memparts import PARTS
 from lessonkit.models import ModelConfig, llama_like
+from lessonkit.units import DTYPE_BYTES
 from lessonkit.vram import format_bytes
 
 

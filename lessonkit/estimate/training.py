@@ -12,10 +12,10 @@ from lessonkit.estimate._settings import takes_settings_of
 from lessonkit.estimate._step import StepJob, step_estimate
 from lessonkit.estimate.choices import TRAINING_RECIPES
 from lessonkit.estimate.recipes import recipe_for
-from lessonkit.models import ModelConfig
 from lessonkit.estimate.resolve import Subject, Tensor
 from lessonkit.estimate.results import Estimate
 from lessonkit.i18n import _
+from lessonkit.models import ModelConfig
 from lessonkit.units import DTYPE_BYTES
 
 
@@ -42,7 +42,10 @@ class TrainingJob(StepJob):
         if isinstance(model, ModelConfig) and model.quantization is not None:
             model = replace(model, quantization=None)  # trained in 16 or 32 bits: dequantized first
             stored_note = [
-                _("full fine-tuning needs the weights in 16 or 32 bits: the quantized checkpoint is counted dequantized")
+                _(
+                    "full fine-tuning needs the weights in 16 or 32 bits: "
+                    "the quantized checkpoint is counted dequantized"
+                )
             ]
         else:
             stored_note = []
@@ -71,9 +74,6 @@ class TrainingJob(StepJob):
             )
         label = _("{name} · full fine-tuning · {precision}, {optimizer}").format(
             name=subject.name, precision=self.precision, optimizer=self.optimizer_label()
-        )
-        notes.append(
-            _("recipe: {label} ({framework})").format(label=recipe.label, framework=recipe.framework)
         )
         held = {"weights": weights, "master_weights": master}
         return step_estimate(
