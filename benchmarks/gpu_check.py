@@ -39,7 +39,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from lessonkit.device import describe_device, nvidia_smi, synchronize  # noqa: E402
+from lessonkit.device import describe_device, synchronize  # noqa: E402
+from lessonkit.gpu_tools import nvidia_smi  # noqa: E402
 from lessonkit.gpus import PRECISIONS, GpuSpec, find_gpu  # noqa: E402
 from lessonkit.timing import benchmark, format_seconds, gb_per_s, tflops  # noqa: E402
 from lessonkit.units import DTYPES as DTYPE_TABLE  # noqa: E402
@@ -522,7 +523,7 @@ def write_report(report: dict[str, Any], out_dir: Path) -> tuple[Path, Path]:
 
 
 def headline(report: dict[str, Any], report_path: str) -> dict[str, Any]:
-    """The figures lessons 05 and 10 show learners without a GPU, taken from one report."""
+    """The figures lessons 06 and 11 show learners without a GPU, taken from one report."""
     sections = report["sections"]
     record: dict[str, Any] = {
         "gpu": report["gpu"],
@@ -547,7 +548,7 @@ def headline(report: dict[str, Any], report_path: str) -> dict[str, Any]:
     if transfer.get("status") == "ok":
         record["h2d_gb_s"] = {"pageable": transfer["h2d_pageable_gb_s"], "pinned": transfer["h2d_pinned_gb_s"]}
     fidelity = sections.get("timer_fidelity", {})
-    if fidelity.get("status") == "ok":  # wall clock against GPU time, for lesson 10's "two questions" step
+    if fidelity.get("status") == "ok":  # wall clock against GPU time, for lesson 11's "two questions" step
         record["timer"] = [
             {
                 "op": r["op"],

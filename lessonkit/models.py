@@ -47,7 +47,7 @@ _OPTIONAL_SHAPE_FIELDS = (
 
 @lru_cache(maxsize=1)
 def catalog_models() -> tuple[ModelConfig, ...]:
-    """Every model in lessonkit/data/models.json, smallest first, each with its sources (lesson 07)."""
+    """Every model in lessonkit/data/models.json, smallest first, each with its sources (lesson 05)."""
     entries = read_json("models.json")["models"]
     return tuple(
         ModelConfig(
@@ -77,7 +77,7 @@ def _catalog_match(wanted: str) -> ModelConfig | None:
 
 
 def find_model(name: str) -> ModelConfig:
-    """Look a catalog model up by key ('llama-3.1-8b'), name ('Llama 3.1 8B') or Hugging Face repo (lesson 07).
+    """Look a catalog model up by key ('llama-3.1-8b'), name ('Llama 3.1 8B') or Hugging Face repo (lesson 05).
 
     A fine-tune named after its base ('meta-llama/Llama-3.1-8B-Instruct', 'google/gemma-2-9b-it',
     '…-chat') has the base model's shape: it is found as the base, with `matched_from` set to the
@@ -130,12 +130,12 @@ def _llama_params(steps: int) -> int:
 
 
 def largest_llama_like() -> int:
-    """The most parameters llama_like() can shape; larger counts are refused (lesson 07)."""
+    """The most parameters llama_like() can shape; larger counts are refused (lesson 05)."""
     return _llama_params(_MAX_STEPS)
 
 
 def llama_like(n_params: float) -> ModelConfig:
-    """The dense Llama-3-style shape that stands in for a bare parameter count (lesson 07).
+    """The dense Llama-3-style shape that stands in for a bare parameter count (lesson 05).
 
     The rule: head_dim 128 and 8 key-value heads; query heads and layers both 8, 16, 24, ...;
     hidden size = heads x 128; MLP 3.5 x hidden; Llama 3's vocabulary of 128256; untied head;

@@ -1,4 +1,4 @@
-"""Timings recorded on real GPUs, shown (and labelled) when the learner has no GPU (lessons 02, 05)."""
+"""Timings recorded on real GPUs, shown (and labelled) when the learner has no GPU (lessons 02, 06)."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def sweeps() -> list[dict[str, Any]]:
 
 
 def gpu_checks() -> list[dict[str, Any]]:
-    """Headline figures of recorded `make gpu-check` runs, one per GPU model, naming its report (lessons 05, 10).
+    """Headline figures of recorded `make gpu-check` runs, one per GPU model, naming its report (lessons 06, 11).
 
     Each record has "gpu", "recorded" (date), "torch", "driver", "report" (the reports/ file it came from),
     "matmul" ({precision: {"n", "tflops", "peak_tflops", "pct_of_peak"}}), "copy_gb_s", "bandwidth_gb_s"
@@ -61,6 +61,17 @@ def _smi_samples() -> dict[str, Any]:
 def nvidia_smi_sample(key: str = "t4_colab") -> dict[str, Any]:
     """A recorded nvidia-smi printout ('t4_colab' or 'driver_failure') with its source (lesson 01)."""
     samples = {k: v for k, v in _smi_samples().items() if isinstance(v, dict) and "text" in v}
+    return dict(samples[check_choice("key", key, sorted(samples))])
+
+
+@lru_cache(maxsize=1)
+def _amd_samples() -> dict[str, Any]:
+    return read_json("amd_smi_samples.json")["samples"]
+
+
+def amd_smi_sample(key: str = "rocm_smi_json_rx7900xt") -> dict[str, Any]:
+    """A recorded amd-smi or rocm-smi printout (stdout, stderr, exit status) with its source (lesson 01, doctor)."""
+    samples = _amd_samples()
     return dict(samples[check_choice("key", key, sorted(samples))])
 
 

@@ -1,4 +1,4 @@
-"""What an estimate is about: a catalog name, a config.json, a ModelConfig, a count or a module, as tensors (lesson 07).
+"""What an estimate is about: a catalog name, a config.json, a ModelConfig, a count or a module, as tensors (lesson 05).
 
 `resolve_model` checks the `model` argument once; `Subject.of` then turns the checked model into the
 tensors an estimate counts, without checking again.
@@ -55,7 +55,7 @@ def tensor_count(tensors: Iterable[Tensor]) -> int:
 
 @dataclass(frozen=True)
 class Subject:
-    """A checked model as an estimate sees it: its tensors and, when known, its shape (lesson 07)."""
+    """A checked model as an estimate sees it: its tensors and, when known, its shape (lesson 05)."""
 
     name: str
     config: ModelConfig | None  # the shape used for KV cache and activations (an MoE: its active_shape())
@@ -70,7 +70,7 @@ class Subject:
 
     @classmethod
     def of(cls, model: ModelConfig | int | Any, bytes_per_value: float, trainable: bool) -> Subject:
-        """The tensors of a resolved model at `bytes_per_value` (config, count), or as they are (module) (lesson 07).
+        """The tensors of a resolved model at `bytes_per_value` (config, count), or as they are (module) (lesson 05).
 
         A bare count gets the tensors of its stand-in shape (models.llama_like): the embeddings,
         head and norms at that shape's sizes and the layers' matrices scaled to make up the count,
@@ -151,7 +151,7 @@ class Subject:
         return replace(self, lora_targets=kept, lora_rank=rank, adapter_bytes=adapter_bytes), tensors, notes
 
     def notes(self) -> list[str]:
-        """What the estimate had to assume about this subject's shape, or which model it matched (lesson 07)."""
+        """What the estimate had to assume about this subject's shape, or which model it matched (lesson 05)."""
         out = []
         model = self.model_config
         if model is not None and model.matched_from:
@@ -240,7 +240,7 @@ def _shape_notes(model: ModelConfig) -> list[str]:
 
 
 def resolve_model(model: Any) -> ModelConfig | int | Any:
-    """Turn a catalog name or a config.json into its ModelConfig; pass configs, counts and modules through (lesson 07).
+    """Turn a catalog name or a config.json into its ModelConfig; pass configs, counts and modules through (lesson 05).
 
     model: a catalog name ('llama-3.1-8b', a Hugging Face repo, or a fine-tune of one such as
     '…-Instruct'); a config.json as a dict, a path to the file or to a model folder (see
@@ -275,7 +275,7 @@ def _from_config(model: Any) -> ModelConfig:
 
 
 def check_targets(targets: Sequence[str]) -> tuple[str, ...]:
-    """Return `targets` if it is a non-empty list of LoRA projection names, else raise (lesson 07)."""
+    """Return `targets` if it is a non-empty list of LoRA projection names, else raise (lesson 05)."""
     wanted = f"targets must be a non-empty list drawn from {list(LORA_TARGETS)}"
     if isinstance(targets, str):
         raise ValueError(f"{wanted}, got {shown(targets)}")
@@ -288,7 +288,7 @@ def check_targets(targets: Sequence[str]) -> tuple[str, ...]:
 
 
 def lora_params(config: ModelConfig, rank: int, targets: Sequence[str] = LORA_TARGETS) -> int:
-    """Trainable LoRA parameters: rank x (inputs + outputs) for each adapted projection of every layer (lesson 07)."""
+    """Trainable LoRA parameters: rank x (inputs + outputs) for each adapted projection of every layer (lesson 05)."""
     if not isinstance(config, ModelConfig):
         raise TypeError(
             f"config must be a ModelConfig such as find_model('gpt2'), got {type(config).__name__} {shown(config)}"

@@ -1,4 +1,4 @@
-"""The full fine-tuning estimate: weights, gradients, optimizer state and activations of one step (lesson 07)."""
+"""The full fine-tuning estimate: weights, gradients, optimizer state and activations of one step (lesson 05)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from lessonkit.units import DTYPE_BYTES
 
 @dataclass(frozen=True)
 class TrainingJob(StepJob):
-    """Checked settings of a full fine-tuning estimate; call it with a model to get the Estimate (lesson 07)."""
+    """Checked settings of a full fine-tuning estimate; call it with a model to get the Estimate (lesson 05)."""
 
     precision: str
 
@@ -93,7 +93,7 @@ class TrainingJob(StepJob):
 
 
 def _check_module_precision(precision: str, trainable: list[Tensor]) -> None:
-    """Refuse a precision that contradicts a module's own parameters: fp32 ones, or 16-bit ones (lesson 07)."""
+    """Refuse a precision that contradicts a module's own parameters: fp32 ones, or 16-bit ones (lesson 05)."""
     wide = sum(t.numel for t in trainable if t.bytes_per_value >= 4)
     narrow = sum(t.numel for t in trainable if t.bytes_per_value < 4)
     if wide == narrow == 0:
