@@ -45,6 +45,46 @@ def meta_count(data: dict) -> dict:
     return out
 
 
+# Keys whose absence makes transformers fill its class default: each is dropped in turn from every file
+# that has it (at the top level, or in text_config), and the model counted again.
+OPTIONAL_KEYS = (
+    "num_key_value_heads",
+    "head_dim",
+    "tie_word_embeddings",
+    "attention_bias",
+    "mlp_bias",
+    "num_local_experts",
+    "num_experts",
+    "num_experts_per_tok",
+    "moe_intermediate_size",
+    "shared_expert_intermediate_size",
+    "n_routed_experts",
+    "n_shared_experts",
+    "first_k_dense_replace",
+    "q_lora_rank",
+    "kv_lora_rank",
+    "qk_nope_head_dim",
+    "qk_rope_head_dim",
+    "v_head_dim",
+    "intermediate_size_mlp",
+    "interleave_moe_layer_step",
+    "lm_head_bias",
+    "n_inner",
+    "decoder_sparse_step",
+    "mlp_only_layers",
+)
+
+
+def without(data: dict, key: str) -> dict | None:
+    """`data` with `key` removed where it is (top level, else text_config); None when it has no such key."""
+    if key in data:
+        return {k: v for k, v in data.items() if k != key}
+    text = data.get("text_config")
+    if isinstance(text, dict) and key in text:
+        return dict(data, text_config={k: v for k, v in text.items() if k != key})
+    return None
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help=f"write {OUT.relative_to(ROOT)}")
@@ -64,10 +104,20 @@ def main() -> None:
         extra = counts[path.name].get("language_model")
         extra = "" if extra is None else f", language model {extra:,} ({'exact' if extra == text else text})"
         print(f"{path.name:<40} {counts[path.name]['params']:>18,} {verdict}{extra}")
+        dropped = {}
+        for key in OPTIONAL_KEYS:
+            smaller = without(data, key)
+            if smaller is not None:
+                try:
+                    dropped[key] = meta_count(smaller)["params"]
+                except Exception as exc:  # noqa: BLE001 - transformers cannot build it: recorded as such
+                    dropped[key] = f"transformers refuses: {type(exc).__name__}"
+        counts[path.name]["without"] = dropped
     if args.write:
         record = {
             "about": "sum(p.numel() for p in model.parameters()) of the model transformers builds on the meta device "
-            "for each config.json here (quantization_config dropped), written by benchmarks/hf_meta_counts.py",
+            "for each config.json here (quantization_config dropped), and under 'without' for the same file with one "
+            "optional key removed (transformers fills its class default), written by benchmarks/hf_meta_counts.py",
             "transformers": transformers.__version__,
             "counts": counts,
         }

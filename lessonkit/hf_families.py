@@ -123,6 +123,7 @@ class Family:
 
     tied: bool = False  # tie_word_embeddings when the file does not say
     head_dim: int = 0  # head_dim when the file does not say; 0: hidden_size / heads
+    kv_heads: int = 0  # num_key_value_heads when the file has no such key; 0: the attention heads (null: those too)
     bias: str = "attention_bias"  # "attention_bias": q, k, v and o follow it; "qkv": q, k, v always; "none"
     attention_bias: bool = False  # attention_bias when the file does not say
     mlp_bias: bool = False  # reads mlp_bias (Llama)
@@ -147,13 +148,20 @@ class Family:
 
 FAMILIES: dict[str, Family] = {
     "llama": Family(mlp_bias=True, max_positions=2048),
-    "mistral": Family(bias="none", max_positions=131072, sliding="all", sliding_default=4096),
+    "mistral": Family(bias="none", kv_heads=8, max_positions=131072, sliding="all", sliding_default=4096),
     "mixtral": Family(
-        bias="none", experts_key="num_local_experts", experts=8, per_token=2, max_positions=131072, sliding="all"
+        bias="none",
+        kv_heads=8,
+        experts_key="num_local_experts",
+        experts=8,
+        per_token=2,
+        max_positions=131072,
+        sliding="all",
     ),
-    "qwen2": Family(bias="qkv", max_positions=32768, sliding="qwen2"),
+    "qwen2": Family(bias="qkv", kv_heads=32, max_positions=32768, sliding="qwen2"),
     "qwen2_moe": Family(
         bias="qkv",
+        kv_heads=16,
         experts_key="num_experts",
         experts=60,
         per_token=4,
@@ -164,9 +172,9 @@ FAMILIES: dict[str, Family] = {
         max_positions=32768,
         sliding="qwen2",
     ),
-    "qwen3": Family(head_dim=128, qk_norm=True, max_positions=32768, sliding="qwen2"),
-    "qwen3_moe": Family(
-        head_dim=128,
+    "qwen3": Family(head_dim=128, kv_heads=32, qk_norm=True, max_positions=32768, sliding="qwen2"),
+    "qwen3_moe": Family(  # Qwen3MoeConfig has no head_dim: the model takes hidden_size / heads
+        kv_heads=4,
         qk_norm=True,
         experts_key="num_experts",
         experts=128,
@@ -180,6 +188,7 @@ FAMILIES: dict[str, Family] = {
     "gemma": Family(
         tied=True,
         head_dim=256,
+        kv_heads=16,
         activation_key="hidden_activation",
         activation_default="gelu_pytorch_tanh",
         max_positions=8192,
@@ -187,6 +196,7 @@ FAMILIES: dict[str, Family] = {
     "gemma2": Family(
         tied=True,
         head_dim=256,
+        kv_heads=4,
         activation_key="hidden_activation",
         activation_default="gelu_pytorch_tanh",
         norms_per_layer=4,
@@ -198,6 +208,7 @@ FAMILIES: dict[str, Family] = {
     "gemma3_text": Family(
         tied=True,
         head_dim=256,
+        kv_heads=4,
         activation_key="hidden_activation",
         activation_default="gelu_pytorch_tanh",
         norms_per_layer=4,
@@ -211,10 +222,17 @@ FAMILIES: dict[str, Family] = {
         bias="none", max_positions=4096, sliding="all", dropouts=("embd_pdrop", "attention_dropout", "resid_pdrop")
     ),
     "phimoe": Family(
-        norm="layernorm", experts_key="num_local_experts", experts=16, per_token=2, max_positions=131072, sliding="all"
+        norm="layernorm",
+        kv_heads=8,
+        experts_key="num_local_experts",
+        experts=16,
+        per_token=2,
+        max_positions=131072,
+        sliding="all",
     ),
     "gpt_oss": Family(
         head_dim=64,
+        kv_heads=8,
         attention_bias=True,
         experts_key="num_local_experts",
         experts=128,
@@ -226,7 +244,7 @@ FAMILIES: dict[str, Family] = {
     ),
     "deepseek_v2": Family(max_positions=2048),  # read by _deepseek
     "deepseek_v3": Family(max_positions=4096),  # read by _deepseek
-    "llama4_text": Family(head_dim=128, max_positions=131072),  # read by _llama4
+    "llama4_text": Family(head_dim=128, kv_heads=8, max_positions=131072),  # read by _llama4
     "gpt2": Family(tied=True),  # read by _gpt2
 }
 
@@ -280,7 +298,10 @@ def _attention(read: Reader, family: Family) -> dict[str, Any]:
         if not read.has("head_dim") and h % heads:
             raise read.fail("num_attention_heads", f"a divisor of hidden_size ({h}) when head_dim is not given")
         head_dim = read.count("head_dim", h // heads, limit="head_dim")
-    kv_heads = read.count("num_key_value_heads", read.defaults.get("num_key_value_heads", heads), limit="num_kv_heads")
+    # transformers: an absent key takes the class's own default, a null one the attention heads
+    absent = "num_key_value_heads" not in read.data
+    default = read.defaults.get("num_key_value_heads", family.kv_heads or heads) if absent else heads
+    kv_heads = read.count("num_key_value_heads", default, limit="num_kv_heads")
     if heads % kv_heads:
         raise read.fail("num_key_value_heads", f"a divisor of num_attention_heads ({heads})")
     if family.bias == "attention_bias":

@@ -251,3 +251,25 @@ def test_the_reference_transformer_refuses_what_it_cannot_build():
                 Transformer(config, device="meta")
             refused += 1
     assert refused >= 10  # Mixtral, the Qwen MoEs, DeepSeek, gpt-oss, Llama 4, Gemma 3, Phi-3.5-MoE, the VLMs
+
+
+def _without(data: dict, key: str) -> dict:
+    """The file with `key` removed where it is, as benchmarks/hf_meta_counts.py removed it."""
+    if key in data:
+        return {k: v for k, v in data.items() if k != key}
+    return dict(data, text_config={k: v for k, v in data["text_config"].items() if k != key})
+
+
+@pytest.mark.parametrize("file", sorted(META["counts"]))
+def test_a_missing_optional_key_is_transformers_default_or_refused_by_name(file):
+    """Issue 27: no estimate changes silently when a key is missing (transformers' counts, recorded)."""
+    data, refused = load(file), []
+    for key, counted in META["counts"][file]["without"].items():
+        try:
+            ours = ModelConfig.from_hf_config(_without(data, key)).n_params
+        except ValueError as error:
+            assert repr(key) in str(error), (key, str(error))  # a clear error naming the missing key
+            refused.append(key)
+            continue
+        assert ours == counted, (key, ours, counted)
+    assert len(refused) <= 2, refused  # almost every default is transformers' own
