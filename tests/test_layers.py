@@ -19,6 +19,7 @@ LAYERS: dict[str, int] = {
     # 0 base: argument checks, the JSON data reader, byte units and dtypes, course links, progress bars
     "__init__": 0,
     "_checks": 0,
+    "limits": 0,  # plausible ranges of every size a config.json or a learner gives
     "_data": 0,
     "units": 0,
     "course": 0,
@@ -29,6 +30,11 @@ LAYERS: dict[str, int] = {
     "gpus": 1,
     "models": 1,
     "hf_config": 1,  # a Hugging Face config.json read into ModelConfig's fields, for models
+    "hf_vision": 1,  # vision-language configs: the language model and the vision tower, for hf_config
+    "hf_families": 1,  # each model family's fields and transformers defaults, and vision towers, for hf_config
+    "quantization": 1,  # a config.json's quantization_config: bytes of quantized matrices as stored
+    "model_tensors": 1,  # the tensors of a model shape, one by one or grouped, for modelshape
+    "modelshape": 1,  # ModelConfig: a transformer's shape and its tensors, re-exported by models
     "glossary": 1,
     "reference": 1,
     "prices": 1,
