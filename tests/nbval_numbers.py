@@ -24,7 +24,9 @@ compared as text (`fp16`, `H100`, `cu128`, `2.3.0`, `v0.5`); a digit run followe
 version or a date (`2026.12.01`) and is text too. A minus sign belongs to the number only where it cannot
 be a dash: not after a digit, a letter, `.`, `)` or `]` (`2026-12-01` and `4-13` are numbers with dashes
 between them, `[-0.004` holds the number -0.004). A Chinese character is not a letter here, so `耗时0.43`
-holds the number 0.43. Letters after a number are text (`16GiB`, `5s`).
+holds the number 0.43. Letters after a number are text (`16GiB`, `5s`); an exponent glued to more letters is
+not one (`#3e4a5b`, a colour, holds the integer 3). A two-part version (`3.11`) reads as a decimal: outputs that
+name versions are machine-dependent and not compared (CONTRIBUTING).
 
 nbval's sanitizer (tests/nbval_sanitize.cfg: timings, rates, addresses) runs first, as before, on both
 sides; this compares what it leaves. Every MIME type nbval compares gets it (text/plain, text/html,
@@ -53,7 +55,7 @@ NUMBER = re.compile(
     r"(?<![0-9A-Za-z_.])"
     r"(?P<int>[0-9]{1,3}(?:,[0-9]{3})+(?![0-9])|[0-9]+)"
     r"(?:\.(?P<frac>[0-9]+))?"
-    r"(?:[eE](?P<exp>[-+]?[0-9]+))?"
+    r"(?:[eE](?P<exp>[-+]?[0-9]+)(?![0-9A-Za-z_]))?"
     r"(?!\.?[0-9])"
 )
 

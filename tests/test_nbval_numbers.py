@@ -62,6 +62,7 @@ def test_what_passes(stored, fresh):
         ("lessons 4-13", "lessons 4-12", "13 became 12"),
         ("torch 2.3.0", "torch 2.3.1", "became 'torch 2.3.1'"),  # a version is text, not a decimal
         ("fp16", "fp32", "became 'fp32'"),  # a number glued to a name is text
+        ('<td style="color: #3e4a5b">', '<td style="color: #4e4a5b">', "3 became 4"),  # a colour, not 3e4 and 4e4
         ("3.0", "3", "an integer and a decimal"),
         ("1.0 2.0", "1.0", "the output holds 1 numbers, the stored one 2"),
         ("step  9.99 |", "step 10.00  |", "the text ' |' became '  |'"),  # padding moved the wrong way
