@@ -31,9 +31,12 @@ STAMP  := $(VENV)/.installed
 GPU_HERE    = $(eval GPU_HERE := $(shell sh tools/gpu_here.sh))$(GPU_HERE)
 NBVAL_MODE ?= $(if $(strip $(GPU_HERE)),--nbval-lax,--nbval)
 GPU_NOTE    = A GPU is here ($(strip $(GPU_HERE))): the lessons print other numbers than the stored CPU outputs, so the notebooks are checked for errors only ($(NBVAL_MODE)).
-# Every pytest run here loads tests/pytest_startup.py first (it skips an import no test needs: ~2 s per process).
-PYTEST := $(BIN)/python -m pytest -p tests.pytest_startup
-# The unit tests run in parallel, one process per core up to 4 (pytest-xdist), each test file in one process.
+# Every pytest run here loads tests/pytest_startup.py first (it skips an import no test needs: ~2 s per process),
+# and writes Python's bytecode caches (__pycache__/, git-ignored) even where PYTHONDONTWRITEBYTECODE is set, as in
+# many container images: without them every process compiles lessonkit and pytest rewrites every test file again.
+PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -p tests.pytest_startup
+# Tests run in parallel, one process per core up to 4 (pytest-xdist), each file in one process: a notebook's
+# cells stay together, in order, in one kernel.
 UNITS  := -n auto --maxprocesses 4 --dist loadfile
 # More pytest options for test, test-units and test-notebooks, e.g. make test-units PYTEST_ARGS="-k doctor".
 PYTEST_ARGS ?=
@@ -80,18 +83,18 @@ doctor: $(STAMP)  ## check this machine's GPU, driver and PyTorch (lessonkit doc
 
 test: $(STAMP)  ## unit tests + every notebook executed and compared under strict nbval (lax on a GPU machine)
 	@$(if $(strip $(GPU_HERE)),echo "$(GPU_NOTE)")
-	$(PYTEST) tests notebooks --ignore=tests/matrix $(NBVAL) $(PYTEST_ARGS)
+	$(PYTEST) tests notebooks --ignore=tests/matrix $(NBVAL) $(UNITS) $(PYTEST_ARGS)
 
 test-units: $(STAMP)  ## unit tests only (fast)
 	$(PYTEST) tests --ignore=tests/matrix $(UNITS) $(PYTEST_ARGS)
 
-test-matrix: $(STAMP)  ## lessons offline, elsewhere, twice, in fake Colab, with broken nvidia-smi; Colab-like and oldest envs
-	$(PYTEST) tests/matrix
+test-matrix: $(STAMP)  ## lessons offline, elsewhere, perturbed, twice, in fake Colab, with broken nvidia-smi; Colab-like and oldest envs
+	$(PYTEST) tests/matrix $(UNITS) $(PYTEST_ARGS)
 	$(BIN)/python tools/env_check.py colab oldest
 
 test-notebooks: $(STAMP)  ## the notebooks only, under strict nbval (lax on a GPU machine)
 	@$(if $(strip $(GPU_HERE)),echo "$(GPU_NOTE)")
-	$(PYTEST) notebooks $(NBVAL) $(PYTEST_ARGS)
+	$(PYTEST) notebooks $(NBVAL) $(UNITS) $(PYTEST_ARGS)
 
 lint: $(STAMP)  ## ruff over the package, tests, tools and notebooks
 	$(BIN)/ruff check .

@@ -11,7 +11,8 @@ line under "What you'll need". tests/test_course_timings.py checks that those se
 
 Every figure is wall-clock seconds of the same command `make` runs, measured here and printed, never asserted:
 - units: `make test-units` itself;
-- the suite: `pytest notebooks/NN_*.ipynb --nbval ...` (make test-notebooks runs the Chinese editions too);
+- the suite: `pytest notebooks/NN_*.ipynb --nbval ...` run serially, each lesson alone on the machine (make test and
+  make test-notebooks run the Chinese editions too, two notebooks at a time on pytest-xdist);
 - each lesson: its share of that run, from pytest's per-item times (its kernel's start and all its cells);
 - the floor: the same suite where each lesson is cut down to its import statements, i.e. kernel start plus
   `import torch` and the rest, the part no lesson can avoid. The suite should take at most 2.5x the floor.

@@ -1,7 +1,7 @@
 """Which numeric settings change the lessons' floating-point results on this CPU? Prints what each one changed.
 
     python benchmarks/numeric_configs.py                       # lesson 07, every setting
-    python benchmarks/numeric_configs.py --lessons 02 05 06     # other lessons too
+    python benchmarks/numeric_configs.py --lessons 02 06 09     # other lessons too
     python benchmarks/numeric_configs.py --configs aten-avx2 threads-3
 
 Strict nbval compares the lessons' stored outputs, which were recorded on one CPU. Another CPU takes other
@@ -9,10 +9,13 @@ code paths through PyTorch's vectorised kernels, oneDNN and MKL, and adds floats
 printed float can change in its last digit. The settings below reproduce such changes on a single x86 CPU.
 For each setting this script executes the lessons in fresh kernels and reports, against a run with no
 setting: which cells print other text (timings masked as nbval's sanitize file masks them), and, for lesson
-06, whether the training losses differ at full precision (the lesson prints them rounded, which can hide a
+07, whether the training losses differ at full precision (the lesson prints them rounded, which can hide a
 change; a change at full precision is what can flip a rounded digit on some other CPU).
 
-tests/matrix/test_numeric_configs.py runs every lesson under strict nbval with each of these settings.
+For each cell printing other text it also says whether `make test`'s comparison (tests/nbval_numbers.py: numbers
+read as numbers, a decimal may move by one unit in its last printed digit) would let it pass, and if not, what
+differs: the evidence for a cell's `nbval-tolerance-<x>` tag (CONTRIBUTING, "Refresh the stored outputs").
+`make test-matrix` runs every lesson under strict nbval with tests/numeric_configs.py's PERTURBATION.
 """
 
 from __future__ import annotations
@@ -32,11 +35,12 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 from kernels import execute_notebook  # noqa: E402
 
+from tests.nbval_numbers import differences, parse_tolerance  # noqa: E402
 from tests.numeric_configs import CONFIGS  # noqa: E402
 
 # Lesson 07: the full-precision losses behind its rounded tables (the ones a CPU change can flip).
 FINGERPRINT = {
-    "06": (
+    "07": (
         "print('FINGERPRINT', repr([h[-1] for h in runs.values()]), repr([r[-1] for r in results.values()]), "
         "repr(evaluate(model, x_check, y_check)))"
     ),
@@ -72,9 +76,25 @@ def run(lesson: Path, env: dict[str, str]) -> tuple[list[str], str]:
     return texts, fingerprint
 
 
+def verdicts(lesson: Path, base: list[str], texts: list[str]) -> list[str]:
+    """For each cell whose text changed: its code-cell number (as nbval counts), its tags, and what the comparison
+    says (passes, or what differs)."""
+    nb = nbformat.read(lesson, as_version=4)
+    found, code_number = [], -1
+    for cell, a, b in zip(nb.cells, base, texts):
+        code_number += cell.cell_type == "code"
+        if a == b:
+            continue
+        tags = cell.metadata.get("tags", [])
+        why = differences(a, b, parse_tolerance(tags))
+        shown = "passes" if not why else "; ".join(why[:4])
+        found.append(f"Cell {code_number}{' ' + str(tags) if tags else ''}: {shown}")
+    return found
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--lessons", nargs="*", default=["06"], help="lesson numbers (default: 06)")
+    parser.add_argument("--lessons", nargs="*", default=["07"], help="lesson numbers (default: 07)")
     parser.add_argument("--configs", nargs="*", default=list(CONFIGS), help=f"default: all of {list(CONFIGS)}")
     args = parser.parse_args()
     os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
@@ -92,6 +112,8 @@ def main() -> int:
             print(f"  {name:<9} {settings:<45} {verdict if base_fp else '':<35} cells printing other text: {changed}")
             if fp != base_fp:
                 print(f"    baseline: {base_fp.strip()[:300]}\n    {name:<8}: {fp.strip()[:300]}")
+            for line in verdicts(lesson, base_texts, texts):
+                print(f"    {line}")
     return 0
 
 

@@ -65,27 +65,38 @@ def leftover_children(pids) -> list[psutil.Process]:
 
 @pytest.fixture(scope="module")
 def ddp_run():
+    """The one successful two-process run the tests below inspect. On a busy machine another program can take the
+    free port between choosing it and rank 0 listening on it: here one is listening on the first port handed out,
+    so the run must also move to another port (test_a_port_taken_before_rank_0_listens_gets_a_new_one)."""
+    from lessonkit import distributed
+
     model = make_model()
     x, y = make_data()
-    result = run_data_parallel(
-        model,
-        x,
-        y,
-        world_size=2,
-        batch_size=BATCH,
-        steps=STEPS,
-        lr=LR,
-        delays=[0.0, [0.0, DELAY_S, 0.0]],
-        timeout_s=120,
-    )
-    return model, x, y, result
+    with socket.socket() as squatter, pytest.MonkeyPatch.context() as patch:
+        squatter.bind(("127.0.0.1", 0))
+        squatter.listen()
+        taken = squatter.getsockname()[1]
+        handed = iter([taken])
+        patch.setattr(distributed, "_free_port", lambda: next(handed, None) or _free_port())
+        result = run_data_parallel(
+            model,
+            x,
+            y,
+            world_size=2,
+            batch_size=BATCH,
+            steps=STEPS,
+            lr=LR,
+            delays=[0.0, [0.0, DELAY_S, 0.0]],
+            timeout_s=120,
+        )
+    return model, x, y, result, taken
 
 
 # --- the real two-process run -------------------------------------------------------------------
 
 
 def test_ddp_weights_equal_one_process_on_the_full_batch(ddp_run):
-    model, x, y, result = ddp_run
+    model, x, y, result, _ = ddp_run
     single = train_single_process(model, x, y, batch_size=BATCH, steps=STEPS, lr=LR)
     assert max_abs_difference(result.weights[0], single) < 1e-6
     start = {k: v.detach() for k, v in model.state_dict().items()}
@@ -93,20 +104,20 @@ def test_ddp_weights_equal_one_process_on_the_full_batch(ddp_run):
 
 
 def test_every_rank_ends_with_identical_weights(ddp_run):
-    _, _, _, result = ddp_run
+    _, _, _, result, _ = ddp_run
     assert len(result.weights) == 2
     assert max_abs_difference(result.weights[0], result.weights[1]) == 0.0
 
 
 def test_each_rank_saw_different_rows(ddp_run):
-    _, _, _, result = ddp_run
+    _, _, _, result, _ = ddp_run
     assert result.rows_per_rank == BATCH // 2
     assert len(result.losses[0]) == len(result.losses[1]) == STEPS
     assert result.losses[0] != result.losses[1]  # local losses on different halves of each batch
 
 
 def test_the_fast_rank_waits_for_the_straggler(ddp_run):
-    _, _, _, result = ddp_run
+    _, _, _, result, _ = ddp_run
     # rank 1 sleeps DELAY_S at the start of step 2 only; rank 0 never sleeps, yet its step 2
     # cannot end before rank 1's gradients arrive for the all-reduce
     assert result.step_seconds[1][1] >= DELAY_S
@@ -114,7 +125,7 @@ def test_the_fast_rank_waits_for_the_straggler(ddp_run):
 
 
 def test_processes_are_gone_and_the_port_is_free(ddp_run):
-    _, _, _, result = ddp_run
+    _, _, _, result, _ = ddp_run
     assert result.exitcodes == (0, 0)
     assert multiprocessing.active_children() == []
     assert leftover_children(set(result.pids)) == []
@@ -142,19 +153,8 @@ def test_a_hung_rank_is_stopped_after_the_timeout():
     assert leftover_children(set()) == []
 
 
-def test_a_port_taken_before_rank_0_listens_gets_a_new_one(monkeypatch):
-    # On a busy machine another program can take the free port between choosing it and rank 0 listening
-    # on it. Here one is listening on the first port handed out; the run must move to another port.
-    from lessonkit import distributed
-
-    with socket.socket() as squatter:
-        squatter.bind(("127.0.0.1", 0))
-        squatter.listen()
-        taken = squatter.getsockname()[1]
-        handed = iter([taken])
-        monkeypatch.setattr(distributed, "_free_port", lambda: next(handed, None) or _free_port())
-        x, y = make_data()
-        result = run_data_parallel(make_model(), x, y, batch_size=BATCH, steps=STEPS, lr=LR, timeout_s=60)
+def test_a_port_taken_before_rank_0_listens_gets_a_new_one(ddp_run):
+    _, _, _, result, taken = ddp_run  # the shared run was handed a port another program listens on first
     assert result.port != taken
     assert result.exitcodes == (0, 0)
     assert leftover_children(set(result.pids)) == []

@@ -95,7 +95,11 @@ def test_without_a_cjk_font_chinese_labels_print_no_warning(monkeypatch):
 
 
 def test_a_command_the_lesson_starts_speaks_its_language(monkeypatch):
-    """Lesson 01 runs `python -m lessonkit doctor` in its own process: the language travels in LESSONKIT_LANG."""
+    """Lesson 01 runs `python -m lessonkit doctor` in its own process: the language travels in LESSONKIT_LANG.
+
+    The child imports lessonkit, as the doctor does first, and finds the variable set; that the doctor then speaks
+    it is test_i18n_doctor.py's test_the_environment_variable_sets_the_default (in this process: a child that
+    imported lessonkit.doctor would spend seconds importing PyTorch for nothing more)."""
     import os
     import subprocess
     import sys
@@ -103,7 +107,7 @@ def test_a_command_the_lesson_starts_speaks_its_language(monkeypatch):
     monkeypatch.delenv(i18n.ENVIRONMENT, raising=False)
     lessonkit.set_language("zh-Hant")
     assert os.environ[i18n.ENVIRONMENT] == "zh-Hant"
-    code = "import lessonkit.doctor as d, os; print(os.environ['LESSONKIT_LANG'])"
+    code = "import lessonkit, os; print(os.environ['LESSONKIT_LANG'])"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "zh-Hant"
     lessonkit.set_language("en")

@@ -13,6 +13,7 @@ import nbformat
 import pytest
 
 from lessonkit.course import colab_badge, colab_url, install_command, setup_cell
+from tests.nbval_numbers import TAG_PREFIX, parse_tolerance
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
@@ -110,8 +111,12 @@ def test_test_markers_are_cell_tags_not_code_comments(path):
     """Learners read the code cells: nbval's instructions live in the cells' tags, which JupyterLab keeps aside."""
     for cell in read(path).cells:
         assert "NBVAL_" not in cell.source, f"an nbval comment in a cell: {cell.source[:60]!r}; use a cell tag"
-        unknown = {t for t in cell.metadata.get("tags", []) if t.startswith("nbval")} - NBVAL_TAGS
+        tags = cell.metadata.get("tags", [])
+        tolerance = {t for t in tags if t.startswith(TAG_PREFIX)}
+        unknown = {t for t in tags if t.startswith("nbval")} - NBVAL_TAGS - tolerance
         assert not unknown, f"tags nbval does not know: {unknown}"
+        parse_tolerance(tags)  # a tolerance tag names one number between 0 and 1 (tests/nbval_numbers.py)
+        assert not (tolerance and NBVAL_IGNORE in tags), f"an ignored cell needs no tolerance: {tags}"
 
 
 def test_readme_lists_every_lesson_with_its_badge():

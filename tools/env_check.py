@@ -8,12 +8,15 @@ For each profile it builds a fresh virtual environment under .envs/ with the pro
 profile's packages, then checks that installing lessonkit (from a wheel of this repository, with its
 dependencies, as a plain `pip install` would) changes none of them: first with
 `pip install --dry-run --report`, then with `pip freeze` before and after. Last it runs every
-notebook under strict nbval in that environment, with the package as installed (not this folder).
+English lesson under strict nbval in that environment, with the package as installed (not this folder), and
+the Chinese lessons that draw a plot or show a widget in one edition (EDITION_IN_PROFILE).
 
-The colab profile also runs the real setup cell of every lesson with `google.colab` present, as Colab would:
-the cell's install line, with GitHub replaced by a local git repository of this working tree tagged with
-lessonkit/course.py's REF (`git+file://...@REF`), must install lessonkit, import it at its version, and
-change none of Colab's packages (SETUP_CELLS_PROFILES).
+The colab profile also runs the real setup cell of every English lesson with `google.colab` present, as Colab
+would: the cell's install line, with GitHub replaced by a local git repository of this working tree
+tagged with lessonkit/course.py's REF (`git+file://...@REF`), must install lessonkit, import it at its version,
+and change none of Colab's packages (SETUP_CELLS_PROFILES). `make badges` writes one setup cell into every lesson
+of an edition (tests/test_notebooks.py fails when one drifts), so each distinct cell runs once, for the lessons
+that share it.
 
 Each profile installs the torch it names, from PyPI: Colab's 2.11.0 and pyproject.toml's lower bound.
 PyPI's Linux x86_64 torch is the CUDA build, so pip also installs torch's own nvidia-* wheels (an
@@ -49,9 +52,12 @@ ENVS = ROOT / ".envs"
 TEST_TOOLS = ("nbval==0.11.0", "nbclient==0.11.0", "pytest==9.2.0")
 NBVAL_TIMEOUT_S = 900  # every lesson takes about a minute here
 SETUP_CELLS_PROFILES = ("colab",)
-# One Chinese edition runs in each environment too: its fonts and ipywidgets there (Colab's matplotlib 3.10
-# reads only the Japanese face of Noto Sans CJK), on top of the English lessons. make test runs both editions.
+# One Chinese edition runs in each environment too, for its fonts and ipywidgets there (Colab's matplotlib 3.10
+# reads only the Japanese face of Noto Sans CJK; a missing glyph is a warning on stderr, which fails nbval): its
+# lessons that draw a plot or show a widget (chinese_lessons), on top of every English lesson. Their code is the
+# English code (tools/i18n.py allows only comments and sentences to change); make test runs every edition.
 EDITION_IN_PROFILE = {"colab": "zh-Hant", "oldest": "zh-Hans"}
+PLOTS_AND_WIDGETS = ("image/png", "application/vnd.jupyter.widget-view+json")
 FAKE_COLAB = 'import sys, types\nsys.modules["google.colab"] = types.ModuleType("google.colab")'
 REPORT = "import json, lessonkit\nprint(json.dumps([lessonkit.__version__, lessonkit.__file__]))"
 RUN_NOTEBOOK = """import json, sys, nbclient, nbformat
@@ -60,6 +66,17 @@ nbclient.NotebookClient(nb, timeout=600, kernel_name="python3").execute()
 print(json.dumps([[o.get("text", "") + o.get("evalue", "") for o in c.get("outputs", [])] for c in nb.cells]))
 """
 WATCHED = ("torch", "numpy", "matplotlib", "ipywidgets", "ipykernel", "ipython")
+
+
+def chinese_lessons(edition: str) -> list[Path]:
+    """The edition's lessons whose stored outputs hold a plot or a widget."""
+    found = []
+    for path in sorted(ROOT.glob(f"notebooks/{edition}/[0-9][0-9]_*.ipynb")):
+        cells = json.loads(path.read_text("utf-8"))["cells"]
+        kinds = {kind for c in cells for out in c.get("outputs", []) for kind in out.get("data", {})}
+        if kinds & set(PLOTS_AND_WIDGETS):
+            found.append(path)
+    return found
 
 
 def colab_versions() -> dict[str, str]:
@@ -178,10 +195,14 @@ def check_setup_cells(
     run([str(python), "-m", "pip", "uninstall", "--quiet", "--yes", "lessonkit"])
     repo = course_repository(env_dir)
     problems = []
+    sharing: dict[str, list[Path]] = {}  # each distinct setup cell, and the lessons that have it
     for path in lessons or sorted(ROOT.glob("notebooks/[0-9][0-9]_*.ipynb")):
         lesson = json.loads(path.read_text("utf-8"))
         setup = next(c for c in lesson["cells"] if c["cell_type"] == "code")
-        source = "".join(setup["source"])
+        sharing.setdefault("".join(setup["source"]), []).append(path)
+    for source, paths in sharing.items():
+        path = paths[0]
+        print(f"  setup cell of {len(paths)} lessons: {', '.join(str(p.relative_to(ROOT)) for p in paths)}")
         github = f"git+https://github.com/{REPOSITORY}.git@"
         if github not in source:
             problems.append(f"{path.name}: the setup cell does not install from {github}...")
@@ -275,7 +296,7 @@ def check_profile(name: str, wheel: Path, interpreter: Path) -> list[str]:
     nbval = [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval", "--nbval-current-env"]
     nbval += ["--nbval-cell-timeout", "120"]
     lessons = sorted(ROOT.glob("notebooks/[0-9][0-9]_*.ipynb"))
-    lessons += sorted(ROOT.glob(f"notebooks/{EDITION_IN_PROFILE[name]}/[0-9][0-9]_*.ipynb"))
+    lessons += chinese_lessons(EDITION_IN_PROFILE[name])
     nbval += ["--nbval-sanitize-with", "tests/nbval_sanitize.cfg", *map(str, lessons)]
     start = time.monotonic()
     try:  # a kernel that crashes can leave nbval waiting for ever

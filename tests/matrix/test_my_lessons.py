@@ -3,7 +3,7 @@
 Each test runs the real `make lab` in a throwaway git repository holding the course's Makefile, .gitignore, tools
 and lessons, with a fake environment whose bin/jupyter only records how it was called (its arguments and the
 JUPYTER_CONFIG_PATH it got): the copy step runs for real, JupyterLab does not start.
-tests/matrix/test_my_lessons_run.py executes and saves every copy instead.
+tests/matrix/test_notebooks_elsewhere.py executes and saves every copy instead.
 """
 
 from __future__ import annotations
