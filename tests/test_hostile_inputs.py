@@ -67,6 +67,8 @@ def _calls() -> dict[str, Callable[[], dict[str, Any]]]:
         "i18n.choose": lambda: {"texts": {"en": "memory", "zh-Hans": "显存"}},
         "plotfont.find_font": lambda: {"language": "zh-Hans"},
         "plotfont.use_font": lambda: {"language": "en"},
+        "plotfont.strict": lambda: {},
+        "plotfont.no_font_notice": lambda: {"language": "zh-Hant"},
         "course.colab_badge": lambda: {"notebook": "01_find_your_gpu.ipynb"},
         "course.lesson_kind": lambda: {"number": "05"},
         "course.check_ref": lambda: {"ref": "v0.1.0"},
