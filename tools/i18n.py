@@ -471,6 +471,163 @@ def usage_problems(edition: str, lesson: Path, root: Path = ROOT) -> list[Proble
     ]
 
 
+# --- what a reader of an edition reads in the stored outputs -----------------------------------------------
+
+
+_CODE_ELEMENT = re.compile(r"<(code|pre|kbd|samp)\b[^>]*>.*?</\1>", re.DOTALL)
+_ENGLISH_ELEMENT = re.compile(r"<(td|th|span|div|p)\b[^>]*\blang=['\"]en['\"][^>]*>.*?</\1>", re.DOTALL)
+
+
+def output_texts(nb: nbformat.NotebookNode) -> list[tuple[int, str, str]]:
+    """(cell number, cell id, text) for what a reader reads in each code cell's stored outputs.
+
+    Printed text, and a result's HTML as the browser shows it (tags dropped; code, and what is marked lang="en"
+    on purpose, such as a glossary's English column, left out) or else its plain text. A figure's or a widget's
+    plain-text stand-in ("<Figure size 640x480 with 1 Axes>", "VBox(children=...)") is read by no one.
+    """
+    import html as html_module
+
+    found = []
+    for number, cell in enumerate(nb.cells, 1):
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "stream":
+                text = output.get("text", "")
+            elif "data" in output:
+                data = output["data"]
+                if {"image/png", "image/svg+xml", "application/vnd.jupyter.widget-view+json"} & set(data):
+                    continue
+                if "text/html" in data:
+                    shown = _ENGLISH_ELEMENT.sub(" ", _CODE_ELEMENT.sub(" ", data["text/html"]))
+                    text = html_module.unescape(re.sub(r"<[^>]+>", " ", shown))
+                else:
+                    text = data.get("text/plain", "")
+            else:
+                continue
+            if text.strip():
+                found.append((number, cell.get("id", "-"), text))
+    return found
+
+
+# Latin-letter words an edition's reader may meet in an output, each kind for a reason; the names in lessonkit's
+# own catalogs (GPUs, models, cloud providers) and the glossary's own Chinese terms are added by allowed_latin().
+ALLOWED_LATIN: dict[str, tuple[str, ...]] = {
+    # units the lessons write in every language (README: MiB, GiB, GB), and time units
+    "units": ("B", "KiB", "MiB", "GiB", "KB", "MB", "GB", "TB", "GB/s", "TB/s", "ms", "ns", "W"),
+    # throughput units and counts written as in the datasheets
+    "rates": ("FLOP", "FLOPs", "GFLOP", "TFLOP/s", "GFLOP/s", "TOPS", "tokens/s"),
+    # terms both editions keep in Latin letters in their narration, as the glossary does LoRA or GQA
+    "terms": ("token", "IQR", "Transformer", "ECC", "URL"),
+    # PyTorch's classes and operations a lesson names as its code does: optimizers, layers, DDP, matmul
+    "classes": ("SGD", "Adam", "AdamW", "RMSprop", "ReLU", "GELU", "DDP", "matmul"),
+    # symbols of mathematics
+    "symbols": ("ln", "log", "exp"),
+    # the dtypes as PyTorch names them: code a learner types
+    "dtypes": ("fp32", "fp16", "bf16", "fp8", "tf32", "float32", "bfloat16", "int64"),
+    # Python's values and the names of the tools a learner runs (pip, nvidia-smi, lessonkit doctor)
+    "code": (
+        "True", "False", "None", "torch", "cuda", "mps", "cpu", "pip", "nvidia-smi", "lessonkit", "doctor", "PATH",
+        "GPU-Util", "Memory-Usage",  # nvidia-smi's columns, which a learner finds in its output by these names
+    ),
+    # products, companies and systems, written in Latin letters in Chinese too
+    "names": (
+        "NVIDIA", "PyTorch", "CUDA", "Python", "Jupyter", "Colab", "Google", "Apple", "Mac", "macOS", "Linux",
+        "Windows", "Debian", "Ubuntu", "Intel", "AMD", "EPYC", "GPU", "CPU", "RAM", "PCIe", "SXM", "AMX", "GitHub",
+        "GPT", "Triton",
+    ),
+}  # fmt: skip
+
+
+def allowed_latin(edition: str, root: Path = ROOT) -> frozenset[str]:
+    """Every Latin word `edition` may show in an output, lower-cased: ALLOWED_LATIN, lessonkit's catalogs' names
+    (GPUs, their architectures and memory types, models, cloud providers) and the words the glossary itself keeps
+    in Latin letters in the edition's terms (glossary_form: "Tensor 核心", "LoRA")."""
+    import json
+
+    data = root / "lessonkit" / "data"
+    gpus = json.loads((data / "gpus.json").read_text("utf-8"))["gpus"]
+    models = json.loads((data / "models.json").read_text("utf-8"))["models"]
+    prices = json.loads((data / "prices.json").read_text("utf-8"))["listings"]
+    terms = json.loads((data / "glossary.json").read_text("utf-8"))["terms"]
+    names = [
+        *(n for g in gpus for n in (g["key"], g["name"], g.get("architecture") or "", g.get("memory_type") or "")),
+        *(n for g in gpus for n in g.get("torch_names", [])),
+        *(m["name"] for m in models),
+        *(p["provider"] for p in prices),
+        *(glossary_form(t, edition) for t in terms),
+    ]
+    words = {w for kind in ALLOWED_LATIN.values() for w in kind}
+    words |= {w for name in names for w in _LATIN_WORD.findall(name)}
+    return frozenset(w.lower() for w in words)
+
+
+# Code, addresses and file names are not words to translate: taken out before the words are read.
+_NOT_WORDS = re.compile(
+    r"`[^`\n]*`"  # a code span
+    r"|https?://\S+|www\.\S+"  # an address
+    r"|\S+\.(?:ipynb|json|py|md|txt|pdf|csv|html|mo|po)\b"  # a file name
+    r"|\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?"  # torch.cuda.is_available(), lessonkit.doctor
+    r"|\b[A-Za-z_]+[0-9]*_\w*"  # snake_case names: world_size, A100_40GB
+    r"|\b\w+\(\)"  # a call: synchronize()
+    r"|--?[a-z][\w-]*"  # a command's option: --quick
+    r"|(?<![\w/])/[\w.-]+(?:/[\w.-]+)+"  # a path: /proc/cpuinfo
+    r"|'[^'\n]*'"  # a quoted value in a repr: 'zh-Hans', 'cuda'
+    r"|\b\w+="  # a keyword argument or a field of a repr: monotonic=False
+    # a gloss: the English term in brackets right after the Chinese one, for whoever wants it
+    r"|(?<=[\u3400-\u9fff])\s?[（(][A-Za-z][^（）()\u3400-\u9fff]*[）)]"
+)
+_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-/][A-Za-z0-9]+)*")
+
+
+def latin_words(text: str, allowed: frozenset[str]) -> list[str]:
+    """The Latin-letter words of `text` a reader must read and `allowed` does not hold, in order, each once.
+
+    A word of one letter (n, x, a unit's B) or with a digit in it (T4, int8, 7B, Qwen2) is a symbol or a product
+    code, not a word; code, addresses and file names are not words either (_NOT_WORDS).
+    """
+    found: list[str] = []
+    for word in _LATIN_WORD.findall(_NOT_WORDS.sub(" ", text)):
+        if len(word) < 2 or any(c.isdigit() for c in word) or word.lower() in allowed:
+            continue
+        if len(parts := re.split(r"[-/]", word)) > 1 and all(part.lower() in allowed for part in parts):
+            continue  # CUDA/torch, Phi-3-mini
+        if word not in found:
+            found.append(word)
+    return found
+
+
+# Outputs that show another program's own words, or code, exactly as the learner's machine shows them: the lesson
+# quotes them so that the learner recognises them. Cell id -> what it shows (the same id in both editions).
+VERBATIM_OUTPUTS: dict[str, str] = {
+    "21be8f30": "nvidia-smi's own report (lesson 01), as a learner's nvidia-smi prints it",
+    "ac09e0d4": "nvidia-smi's own report (lesson 04's exercise reads it)",
+    "a0fdfa7b": "nvidia-smi's own error message for a broken driver (lesson 01), to be recognised when it appears",
+    "6cd47aef": "the nvidia-smi command line lessonkit runs (lesson 01), to copy",
+    "d6dc86b0": "the install and doctor command lines (lesson 01), to copy",
+    "26e45f7e": "the Python source of the DDP worker (lesson 10), printed with inspect.getsource",
+}
+
+
+def latin_problems(
+    edition: str, lesson: Path, root: Path = ROOT, allowed: frozenset[str] | None = None
+) -> list[Problem]:
+    """The cells of a lesson's edition whose stored outputs show Latin words outside allowed_latin()."""
+    built = edition_path(edition, lesson, root)
+    if not built.exists():
+        return [Problem(edition, lesson.stem, "-", f"{built.name} is missing")]
+    allowed = allowed_latin(edition, root) if allowed is None else allowed
+    by_cell: dict[tuple[int, str], list[str]] = {}
+    for number, cell_id, text in output_texts(nbformat.read(built, as_version=4)):
+        if cell_id in VERBATIM_OUTPUTS:
+            continue
+        words = by_cell.setdefault((number, cell_id), [])
+        words += [w for w in latin_words(text, allowed) if w not in words]
+    return [
+        Problem(edition, lesson.stem, f"{number} (id {cell_id})", "English in the output: " + ", ".join(words))
+        for (number, cell_id), words in by_cell.items()
+        if words
+    ]
+
+
 def compile_locale(edition: str, root: Path = ROOT) -> bytes:
     """lessonkit's catalogs for one edition (every locale/<edition>/*.po) as one .mo, fuzzy entries left out."""
     merged = polib.POFile()
@@ -496,7 +653,7 @@ _MARKERS = {"_": 0, "gettext": 0, "lazy": 0, "N_": 0, "Lazy": 0, "pgettext": 1}
 
 
 def code_messages(root: Path = ROOT) -> dict[tuple[str | None, str], str]:
-    """Every English text lessonkit marks for translation (_(), gettext, lazy, N_, pgettext) -> where it is."""
+    """Every English text lessonkit marks for translation (_(), gettext, lazy, N_, pgettext, Labels) -> where it is."""
     import ast
 
     found: dict[tuple[str | None, str], str] = {}
@@ -506,6 +663,12 @@ def code_messages(root: Path = ROOT) -> dict[tuple[str | None, str], str]:
             if not isinstance(node, ast.Call):
                 continue
             name = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", None)
+            if name == "Labels" and len(node.args) == 2 and isinstance(node.args[1], ast.Dict):
+                context = node.args[0].value if isinstance(node.args[0], ast.Constant) else None
+                for value in node.args[1].values:  # Labels("context", {"key": "English label", ...})
+                    if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                        found.setdefault((context, value.value), f"{path.relative_to(root)}:{node.lineno}")
+                continue
             if name not in _MARKERS or len(node.args) <= _MARKERS[name]:
                 continue
             arg = node.args[_MARKERS[name]]
