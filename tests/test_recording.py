@@ -80,3 +80,30 @@ def test_a_character_no_font_has_stops_the_recording_naming_the_cell(tmp_path):
     assert f"cell 2 (id {nb.cells[1].id})" in message and "Glyph 57344" in message and "missing from font" in message
     assert "cell 1" not in message  # the Chinese of the title has its glyphs
     assert path.read_bytes() == before
+
+
+def test_a_figure_with_empty_boxes_is_named_with_its_cell(tmp_path):
+    """The pixels are checked too: a figure drawn with matplotlib's missing-glyph boxes is never stored."""
+    import base64
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    def picture(family: list[str]) -> str:
+        fig = Figure(figsize=(4, 2), dpi=100)
+        fig.subplots().set_title("每次运行的时间", family=family)
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format="png")
+        return base64.b64encode(buffer.getvalue()).decode()
+
+    with pytest.warns(UserWarning, match="missing from font"):
+        boxes = picture(["DejaVu Sans"])
+    pictures = [boxes, picture(["DejaVu Sans", plotfont.find_font("zh-Hans") or "DejaVu Sans"])]
+    nb = _notebook("plt.show()", "plt.show()")
+    for cell, picture in zip(nb.cells, pictures):
+        cell.outputs = [nbformat.v4.new_output("display_data", data={"image/png": picture, "text/plain": "<Figure>"})]
+    found = run_notebooks.tofu_problems(nb)
+    assert len(found) == 1 and found[0].startswith(f"cell 1 (id {nb.cells[0].id}): empty boxes at")

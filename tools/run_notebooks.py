@@ -55,6 +55,21 @@ def glyph_problems(nb: nbformat.NotebookNode) -> list[str]:
     return found
 
 
+def tofu_problems(nb: nbformat.NotebookNode) -> list[str]:
+    """'cell 46 (id 2a1af4bd): empty boxes at (314, 417) ...' for each figure drawn with missing glyphs (pixels)."""
+    import base64
+
+    from figure_check import tofu_boxes
+
+    found = []
+    for number, cell in enumerate(nb.cells, 1):
+        for output in cell.get("outputs", []):
+            png = output.get("data", {}).get("image/png")
+            if png and (boxes := tofu_boxes(base64.b64decode(png), limit=3)):
+                found.append(f"cell {number} (id {cell.get('id')}): empty boxes at {[(b[0], b[1]) for b in boxes]}")
+    return found
+
+
 def run(path: Path, write: bool, timeout: int) -> float:
     """Execute one notebook (strict about fonts: lessonkit.plotfont.strict()) and store it if asked and clean."""
     edition = edition_of(path)
@@ -73,7 +88,7 @@ def run(path: Path, write: bool, timeout: int) -> float:
         raise RecordingError(f"{path}: {where} failed, nothing written:\n{error}") from None
     finally:
         os.environ.pop(plotfont.STRICT_ENVIRONMENT, None)
-    problems = glyph_problems(nb)
+    problems = glyph_problems(nb) + (tofu_problems(nb) if edition else [])
     if problems:
         raise RecordingError(
             f"{path}: matplotlib drew text its font has no glyphs for (empty boxes), nothing written:\n  "
