@@ -98,7 +98,7 @@ class GlossaryTable:
 
     def _headings(self) -> tuple[str, ...]:
         if self.lang != "en":
-            return (_("English"), _LANGUAGE_NAMES["zh_hans"], _LANGUAGE_NAMES["zh_hant"], _MEANING_HEADINGS[self.lang])
+            return (_("Term"), _LANGUAGE_NAMES["zh_hans"], _LANGUAGE_NAMES["zh_hant"], _MEANING_HEADINGS[self.lang])
         return (
             _("Term"),
             _LANGUAGE_NAMES["zh_hans"],
@@ -109,7 +109,11 @@ class GlossaryTable:
 
     def _row(self, term: Term) -> tuple[str, ...]:
         if self.lang != "en":
-            return (term.name("en"), term.name("zh_hans"), term.name("zh_hant"), term.meaning[self.lang])
+            # Chinese puts no space after a full-width bracket: GPU（显卡）†; after a letter the mark keeps its space
+            hans, hant = (
+                re.sub(f"(?<=[）」]) {_SEED_MARK}$", _SEED_MARK, term.name(k)) for k in ("zh_hans", "zh_hant")
+            )
+            return (term.name("en"), hans, hant, term.meaning[self.lang])
         return (
             term.name("en"),
             term.name("zh_hans"),

@@ -454,6 +454,63 @@ OTHER_REGION: dict[str, dict[str, str]] = {
 }
 
 
+# Issue 28's review of both editions, a Taiwan editor's and a mainland editor's: more words of the other region,
+# checked with the context patterns and the rows and columns below (tests/test_i18n_regional.py).
+REVIEWED_REGION: dict[str, dict[str, str]] = {
+    "zh-Hant": {
+        "歸一化": "標準化 (z-scoring) or 正規化",
+        "學習率調度": "學習率排程",
+        "調度器": "排程器",
+        "流水線平行": "管線平行",
+        "流水線並行": "管線平行",
+        "工具包": "工具套件",
+        "利用率": "使用率",
+        "最好水平": "最佳水準",
+        "方差": "變異數",
+        "語義": "語意",
+        "前綴": "字首",
+        "分配器": "配置器",
+        "地址": "位址",
+        "保存": "儲存",
+        "橙色": "橘色",
+        "搭建": "建置 or 架設",
+        "報錯": "出現錯誤 or 回報錯誤",
+        "賦值": "指定",
+        "計算機": "計算器 (the calculator)",
+        "質量": "品質",
+        "模塊": "模組",
+        "代碼": "程式碼",
+        "源代碼": "原始碼",
+        "文件夾": "資料夾",
+        "默認值": "預設值",
+        "卸載": "解除安裝",
+    },
+    "zh-Hans": {
+        "变异数": "方差",
+        "排程": "调度",
+        "管线并行": "流水线并行",
+        "工具套件": "工具包",
+        "最佳水准": "最好水平",
+        "语意": "语义",
+        "字首": "前缀",
+        "配置器": "分配器",
+        "位址": "地址",
+        "橘色": "橙色",
+        "建置": "搭建 or 构建",
+        "最佳化": "优化",
+        "模组": "模块",
+        "程式码": "代码",
+        "专案": "项目",
+        "资料夹": "文件夹",
+        "登入": "登录",
+        "萤幕": "屏幕",
+        "列印": "打印",
+        "储存格": "单元格",
+        "笔电": "笔记本电脑",
+    },
+}
+
+
 def regional_problems(edition: str, text: str) -> list[str]:
     """The other region's words in `text`, each with the edition's own: '引數 (write 參數)'."""
     return [f"{word} (write {ours})" for word, ours in OTHER_REGION[edition].items() if word in text]
@@ -475,6 +532,7 @@ def usage_problems(edition: str, lesson: Path, root: Path = ROOT) -> list[Proble
 
 
 _CODE_ELEMENT = re.compile(r"<(code|pre|kbd|samp)\b[^>]*>.*?</\1>", re.DOTALL)
+_BLOCK_TAG = re.compile(r"</?(?:td|th|tr|p|br|li|div|table|ul|ol|h\d|pre)\b[^>]*>")
 _ENGLISH_ELEMENT = re.compile(r"<(td|th|span|div|p)\b[^>]*\blang=['\"]en['\"][^>]*>.*?</\1>", re.DOTALL)
 
 
@@ -497,8 +555,10 @@ def output_texts(nb: nbformat.NotebookNode) -> list[tuple[int, str, str]]:
                 if {"image/png", "image/svg+xml", "application/vnd.jupyter.widget-view+json"} & set(data):
                     continue
                 if "text/html" in data:
-                    shown = _ENGLISH_ELEMENT.sub(" ", _CODE_ELEMENT.sub(" ", data["text/html"]))
-                    text = html_module.unescape(re.sub(r"<[^>]+>", " ", shown))
+                    # code and what is marked English become a mark that is neither a word nor a space
+                    shown = _ENGLISH_ELEMENT.sub("\x00", _CODE_ELEMENT.sub("\x00", data["text/html"]))
+                    shown = _BLOCK_TAG.sub("\n", shown)  # a table's cells and a box's lines end a line
+                    text = html_module.unescape(re.sub(r"<[^>]+>", "", shown))
                 else:
                     text = data.get("text/plain", "")
             else:
@@ -626,6 +686,160 @@ def latin_problems(
         for (number, cell_id), words in by_cell.items()
         if words
     ]
+
+
+# Words whose meaning depends on the region, found by their context rather than alone (issue 28): the measure
+# word for a GPU card, 里 where Taiwan writes 裡, 生成 for "produce" (生成式 AI is Taiwan's word too).
+REGIONAL_PATTERNS: dict[str, list[tuple[re.Pattern[str], str]]] = {
+    "zh-Hant": [
+        (re.compile(r"(?:[一兩二三四五六七八九十幾多每單整某這那哪另]|\d)\s*塊\s*(?:GPU|顯示卡|卡|[A-Z]+\d|NVIDIA|RTX)"),
+            "a GPU card is counted with 張 in Taiwan (一張 T4)"),
+        (re.compile(r"塊\s*(?:GPU|顯示卡)"), "a GPU card is counted with 張 in Taiwan"),
+        (re.compile(r"[這那哪心]里|里[面頭]"), "裡 (inside) is 裡 in Taiwan; 里 is a mile or a village"),
+        (re.compile(r"生成(?!式)"), "產生 (生成 is the mainland's; 生成式 AI stays)"),
+        (re.compile(r"\d\s*十億|×\s*10[⁰¹²³⁴⁵⁶⁷⁸⁹]+\s*個"), "a large count in 億 or 萬 (129 億個參數)"),
+    ],
+    "zh-Hans": [
+        (re.compile(r"(?:[一两二三四五六七八九十几多每单整某这那哪另]|\d)\s*张\s*(?:GPU|显卡|[A-Z]+\d|NVIDIA|RTX)"),
+            "a GPU card is counted with 块 on the mainland (一块 T4)"),
+        (re.compile(r"(?<!Jupyter )笔记本(?!电脑)"), "笔记本 reads as a laptop (笔记本电脑): write notebook"),
+        (re.compile(r"\d\s*十亿|×\s*10[⁰¹²³⁴⁵⁶⁷⁸⁹]+\s*个"), "a large count in 亿 or 万 (75 亿个参数)"),
+    ],
+}  # fmt: skip
+
+# Rows and columns: Taiwan writes 列 for a row and 行 or 欄 for a column, the mainland 行 for a row and 列 for a
+# column. A translation that names them in the other region's sense reverses them for its reader. The English
+# says which it means: each "row"/"column" of the English, in order, must come out as the edition's word.
+_ENGLISH_ROW_COLUMN = re.compile(r"\b(rows?|columns?)\b", re.IGNORECASE)
+_CHINESE_ROW_COLUMN = {
+    # 行 and 列 alone, not inside another word (執行, 平行, 行程, 列出, 佇列, 命令列, 序列, 不行 ...)
+    "zh-Hant": re.compile(
+        r"(?<![執平進運發流銀自先並同可不命佇序陣串排系隊下旅盛試])([行列欄])(?![程為動得不出印表舉車星李])"
+    ),
+    "zh-Hans": re.compile(
+        r"(?<![执平进运发流银自先并同可不命伫序阵串排系队下旅盛试])([行列栏])(?![程为动得不出印表举车星李])"
+    ),
+}
+_ROW_WORD = {"zh-Hant": "列", "zh-Hans": "行"}
+
+
+def rows_and_columns(edition: str, english: str, translated: str) -> str | None:
+    """How `translated` names the rows and columns `english` speaks of in the other region's sense, or None.
+
+    Only where the English names rows or columns and not lines (a line of text or code is 行 everywhere): its
+    "row"/"column" words, in order, against the translation's 行/列/欄 in order. They must agree in the edition's
+    sense; the same sequence read in the other region's sense (行 for a row in zh-Hant) is reported.
+    """
+    if re.search(r"\blines?\b", english, re.IGNORECASE):
+        return None
+    wanted = ["row" if w.lower().startswith("row") else "column" for w in _ENGLISH_ROW_COLUMN.findall(english)]
+    if not wanted:
+        return None
+    found = _CHINESE_ROW_COLUMN[edition].findall(translated)
+    ours = ["row" if c == _ROW_WORD[edition] else "column" for c in found]
+    theirs = ["column" if c == _ROW_WORD[edition] else "row" for c in found if c not in "欄栏"]
+    if len(theirs) < len(found) or not ours or ours == wanted:
+        return None  # no 行 or 列, or 欄 (a column in either region), or the edition's own sense
+    # the same words in the same order, or (a count the English leaves out: "a third") the same kinds of them
+    if theirs == wanted or (set(theirs) == set(wanted) and set(ours) != set(wanted)):
+        row, column = ("列", "行 or 欄") if edition == "zh-Hant" else ("行", "列")
+        written = "".join(found)
+        return (
+            f"the English's {', '.join(wanted)} are written {written}: in {edition} a row is {row}, a column {column}"
+        )
+    return None
+
+
+def regional_pattern_problems(edition: str, text: str) -> list[str]:
+    """The other region's usages found by context in `text` (REGIONAL_PATTERNS), each with what to write instead."""
+    return [f"{m.group(0)!r}: {why}" for pattern, why in REGIONAL_PATTERNS[edition] for m in pattern.finditer(text)]
+
+
+# Chinese typography (issue 28): full-width punctuation takes no space after it or before it, a colon after Chinese
+# is full-width, a heading's step is "第 1 步：" or "——" (not an English dash), and zh-Hans marks a title with 《》.
+_FULL_WIDTH = "，。；：！？、（）「」『』《》【】“”‘’"
+_NO_SPACE_AFTER = re.compile(f"[{_FULL_WIDTH}] (?=[^\\s|])")
+_NO_SPACE_BEFORE = re.compile("(?<=[^\\s|]) [，。；：！？、）」』》】]")
+_ASCII_COLON = re.compile(r"[\u3400-\u9fff）」》]:(?=[\s\d\u3400-\u9fff]|$)", re.MULTILINE)
+_ENGLISH_DASH = re.compile(r"(?<!—)—(?!—)(?=.*[\u3400-\u9fff])|(?<=[\u3400-\u9fff])\s?—(?!—)")
+TYPOGRAPHY: dict[str, list[tuple[re.Pattern[str], str]]] = {
+    "both": [
+        (_NO_SPACE_AFTER, "a space after a full-width mark"),
+        (_NO_SPACE_BEFORE, "a space before a full-width mark"),
+        (_ASCII_COLON, "an ASCII colon after Chinese (write ：)"),
+        (_ENGLISH_DASH, "a single English dash in Chinese (write ： or ——)"),
+    ],
+    "zh-Hans": [(re.compile(r"[「」『』]"), "「」 are Taiwan's quotes: zh-Hans writes “” and 《》 for a title")],
+    "zh-Hant": [],
+}
+# code, an address with the space that ends it, an HTML tag, a formula
+_TYPO_IGNORED = re.compile(r"```.*?```|`[^`\n]*`|https?://\S+ ?|<[^>\n]+>|\$[^$\n]+\$", re.DOTALL)
+
+
+def typography_problems(edition: str, text: str) -> list[str]:
+    """Chinese typography slips in `text` (TYPOGRAPHY), code spans, addresses, HTML tags and formulas left out."""
+    shown = _TYPO_IGNORED.sub(lambda m: "\x00" * len(m.group(0)), text)
+    found = []
+    for pattern, what in TYPOGRAPHY["both"] + TYPOGRAPHY[edition]:
+        for m in pattern.finditer(shown):
+            if not re.search(
+                r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]", shown[max(m.start() - 12, 0) : m.end() + 12]
+            ):
+                continue  # English text around it: English punctuation rules
+            found.append(f"{what}: {text[max(m.start() - 8, 0) : m.end() + 8]!r}")
+    return found
+
+
+def review_problems(edition: str, english: str, translated: str) -> list[str]:
+    """What issue 28's regional review finds in one translation: REVIEWED_REGION's words, REGIONAL_PATTERNS, and
+    rows and columns named in the other region's sense (rows_and_columns, against the English)."""
+    found = [f"{word} (write {ours})" for word, ours in REVIEWED_REGION[edition].items() if word in translated]
+    found += regional_pattern_problems(edition, translated)
+    if why := rows_and_columns(edition, english, translated):
+        found.append(why)
+    return found
+
+
+def region_review(edition: str, lesson: Path, root: Path = ROOT) -> list[Problem]:
+    """The entries of a lesson's catalog that issue 28's regional review flags (review_problems)."""
+    path = catalog_path(edition, lesson, root)
+    if not path.exists():
+        return []
+    return [
+        Problem(edition, lesson.stem, e.msgctxt, "; ".join(found))
+        for e in polib.pofile(str(path), wrapwidth=0)
+        if not e.obsolete and e.msgstr and (found := review_problems(edition, e.msgid, e.msgstr))
+    ]
+
+
+def typography_review(edition: str, lesson: Path, root: Path = ROOT) -> list[Problem]:
+    """Typography slips (typography_problems) in a built lesson's markdown and its stored outputs, by cell."""
+    built = edition_path(edition, lesson, root)
+    if not built.exists():
+        return [Problem(edition, lesson.stem, "-", f"{built.name} is missing")]
+    nb = nbformat.read(built, as_version=4)
+    texts = [(n, c.get("id", "-"), c.source) for n, c in enumerate(nb.cells, 1) if c.cell_type == "markdown"]
+    texts += output_texts(nb)
+    by_cell: dict[tuple[int, str], list[str]] = {}
+    for number, cell_id, text in texts:
+        if cell_id in VERBATIM_OUTPUTS:
+            continue
+        if found := typography_problems(edition, text):
+            by_cell.setdefault((number, cell_id), []).extend(found)
+    return [Problem(edition, lesson.stem, f"{n} (id {i})", "; ".join(f)) for (n, i), f in sorted(by_cell.items())]
+
+
+def lessonkit_catalog_problems(edition: str, root: Path = ROOT) -> list[str]:
+    """lessonkit's own translations (lessonkit/locale/<edition>/*.po) with a regional or a typography slip."""
+    found = []
+    for path in sorted((root / "lessonkit" / "locale" / edition).glob("*.po")):
+        for entry in polib.pofile(str(path)):
+            if entry.obsolete or not entry.msgstr:
+                continue
+            problems = review_problems(edition, entry.msgid, entry.msgstr) + typography_problems(edition, entry.msgstr)
+            if problems:
+                found.append(f"{path.name}: {entry.msgid[:50]!r}: {'; '.join(problems)}")
+    return found
 
 
 def compile_locale(edition: str, root: Path = ROOT) -> bytes:
