@@ -68,6 +68,8 @@ def _calls() -> dict[str, Callable[[], dict[str, Any]]]:
         "plotfont.find_font": lambda: {"language": "zh-Hans"},
         "plotfont.use_font": lambda: {"language": "en"},
         "plotfont.strict": lambda: {},
+        "table.table": lambda: {"rows": [["权重", 2]], "head": ["部分", "字节"]},
+        "table.html_table": lambda: {"head": ["a"], "rows": [["b"]]},
         "plotfont.no_font_notice": lambda: {"language": "zh-Hant"},
         "course.colab_badge": lambda: {"notebook": "01_find_your_gpu.ipynb"},
         "course.lesson_kind": lambda: {"number": "05"},
