@@ -68,6 +68,7 @@ def _calls() -> dict[str, Callable[[], dict[str, Any]]]:
         "plotfont.find_font": lambda: {"language": "zh-Hans"},
         "plotfont.use_font": lambda: {"language": "en"},
         "plotfont.strict": lambda: {},
+        "doctor.report": lambda: {"device": "cpu", "quick": True, "basics": True},
         "table.table": lambda: {"rows": [["权重", 2]], "head": ["部分", "字节"]},
         "table.html_table": lambda: {"head": ["a"], "rows": [["b"]]},
         "plotfont.no_font_notice": lambda: {"language": "zh-Hant"},
