@@ -575,8 +575,8 @@ ALLOWED_LATIN: dict[str, tuple[str, ...]] = {
     "units": ("B", "KiB", "MiB", "GiB", "KB", "MB", "GB", "TB", "GB/s", "TB/s", "ms", "ns", "W"),
     # throughput units and counts written as in the datasheets
     "rates": ("FLOP", "FLOPs", "GFLOP", "TFLOP/s", "GFLOP/s", "TOPS", "tokens/s"),
-    # terms both editions keep in Latin letters in their narration, as the glossary does LoRA or GQA
-    "terms": ("token", "IQR", "Transformer", "ECC", "URL"),
+    # terms both editions keep in Latin letters, as the glossary does LoRA (zh-Hans: notebook, as 笔记本 is a laptop)
+    "terms": ("token", "notebook", "IQR", "Transformer", "ECC", "URL"),
     # PyTorch's classes and operations a lesson names as its code does: optimizers, layers, DDP, matmul
     "classes": ("SGD", "Adam", "AdamW", "RMSprop", "ReLU", "GELU", "DDP", "matmul"),
     # symbols of mathematics
