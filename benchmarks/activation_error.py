@@ -1,4 +1,4 @@
-"""How close is the activation estimate to the tensors autograd really saves? Prints the error per shape (lesson 07).
+"""How close is the activation estimate to the tensors autograd really saves? Prints the error per shape (lesson 05).
 
     python benchmarks/activation_error.py          # a table, then the same as JSON
     python benchmarks/activation_error.py --json out.json

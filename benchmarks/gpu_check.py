@@ -522,7 +522,7 @@ def write_report(report: dict[str, Any], out_dir: Path) -> tuple[Path, Path]:
 
 
 def headline(report: dict[str, Any], report_path: str) -> dict[str, Any]:
-    """The figures lessons 05 and 10 show learners without a GPU, taken from one report."""
+    """The figures lessons 06 and 11 show learners without a GPU, taken from one report."""
     sections = report["sections"]
     record: dict[str, Any] = {
         "gpu": report["gpu"],
@@ -547,7 +547,7 @@ def headline(report: dict[str, Any], report_path: str) -> dict[str, Any]:
     if transfer.get("status") == "ok":
         record["h2d_gb_s"] = {"pageable": transfer["h2d_pageable_gb_s"], "pinned": transfer["h2d_pinned_gb_s"]}
     fidelity = sections.get("timer_fidelity", {})
-    if fidelity.get("status") == "ok":  # wall clock against GPU time, for lesson 10's "two questions" step
+    if fidelity.get("status") == "ok":  # wall clock against GPU time, for lesson 11's "two questions" step
         record["timer"] = [
             {
                 "op": r["op"],

@@ -1,6 +1,6 @@
 """Which numeric settings change the lessons' floating-point results on this CPU? Prints what each one changed.
 
-    python benchmarks/numeric_configs.py                       # lesson 06, every setting
+    python benchmarks/numeric_configs.py                       # lesson 07, every setting
     python benchmarks/numeric_configs.py --lessons 02 05 06     # other lessons too
     python benchmarks/numeric_configs.py --configs aten-avx2 threads-3
 
@@ -34,7 +34,7 @@ from kernels import execute_notebook  # noqa: E402
 
 from tests.numeric_configs import CONFIGS  # noqa: E402
 
-# Lesson 06: the full-precision losses behind its rounded tables (the ones a CPU change can flip).
+# Lesson 07: the full-precision losses behind its rounded tables (the ones a CPU change can flip).
 FINGERPRINT = {
     "06": (
         "print('FINGERPRINT', repr([h[-1] for h in runs.values()]), repr([r[-1] for r in results.values()]), "

@@ -1,4 +1,4 @@
-"""Check the VRAM estimator against real steps: estimate vs torch.cuda.max_memory_allocated() (lesson 07).
+"""Check the VRAM estimator against real steps: estimate vs torch.cuda.max_memory_allocated() (lesson 05).
 
     python benchmarks/vram_gpu_check.py                 # on a CUDA GPU: a table, then JSON
     python benchmarks/vram_gpu_check.py --json out.json # also write the JSON to a file

@@ -1,8 +1,8 @@
 """lessonkit: the helpers the GPU Setup & Cloud course notebooks import.
 
 One concern per module: device and doctor (lesson 01), timing (02), vram (03, with estimate,
-memparts, models, transformer and calculator for lesson 07), exercises (a package)
-and glossary (04 and every lesson), bytecount (06 and 07) and distributed (06), gpus and reference (the GPU catalog
+memparts, models, transformer and calculator for lesson 05), exercises (a package)
+and glossary (04 and every lesson), bytecount (05, 09) and distributed (10), gpus and reference (the GPU catalog
 and results recorded on real GPUs), units (the one table of byte units and dtypes), course
 (repository and Colab links). The modules form layers, listed in tests/test_layers.py: base,
 catalogs, formulas, torch, presentation; each imports only from its own layer or lower ones.

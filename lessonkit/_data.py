@@ -1,4 +1,4 @@
-"""The one reader of lessonkit's JSON data files (lessonkit/data/*.json) and of their entries as records (lesson 07)."""
+"""The one reader of lessonkit's JSON data files (lessonkit/data/*.json) and of their entries as records (lesson 05)."""
 
 from __future__ import annotations
 

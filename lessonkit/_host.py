@@ -1,4 +1,4 @@
-"""What the operating system says about this computer: CPU model, RAM, an Apple chip's name (lessons 01, 05)."""
+"""What the operating system says about this computer: CPU model, RAM, an Apple chip's name (lessons 01, 06)."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def ram_bytes() -> tuple[int | None, int | None]:
 
 
 def apple_chip_name() -> str | None:
-    """The Mac's chip as `sysctl -n machdep.cpu.brand_string` prints it ('Apple M2'), else None (lesson 05)."""
+    """The Mac's chip as `sysctl -n machdep.cpu.brand_string` prints it ('Apple M2'), else None (lesson 06)."""
     if platform.system() != "Darwin":
         return None
     path = shutil.which("sysctl")

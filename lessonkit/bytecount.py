@@ -1,6 +1,6 @@
-"""Counting the bytes real tensors hold: weights, gradients, optimizer state, activations, peaks (lessons 07, 08).
+"""Counting the bytes real tensors hold: weights, gradients, optimizer state, activations, peaks (lessons 05, 09).
 
-Lesson 08 counts one training step with it and lesson 07 checks the VRAM estimator against it; it
+Lesson 09 counts one training step with it and lesson 05 checks the VRAM estimator against it; it
 works on any device, the CPU included. Bytes are counted per *storage* (the memory block behind a
 tensor), so a view, or a tensor shared by two layers, counts once, exactly as the memory is used.
 Tensors on the meta device hold no memory and count 0.
@@ -73,22 +73,22 @@ def _weights(module: torch.nn.Module) -> list[torch.Tensor]:
 
 
 def storage_bytes(tensors: torch.Tensor | Iterable[torch.Tensor | None]) -> int:
-    """Bytes of the distinct storages behind `tensors`: views and repeats once, None skipped (lessons 07, 08)."""
+    """Bytes of the distinct storages behind `tensors`: views and repeats once, None skipped (lessons 05, 09)."""
     return sum(nbytes for nbytes, _ in _storages(_tensors("tensors", tensors)).values())
 
 
 def parameter_bytes(module: torch.nn.Module) -> int:
-    """Bytes of a module's weights: its parameters and its buffers, shared tensors once (lessons 07, 08)."""
+    """Bytes of a module's weights: its parameters and its buffers, shared tensors once (lessons 05, 09)."""
     return storage_bytes(_weights(_check_module("module", module)))
 
 
 def gradient_bytes(module: torch.nn.Module) -> int:
-    """Bytes of the `.grad` tensors of a module's parameters; 0 before the first backward (lessons 07, 08)."""
+    """Bytes of the `.grad` tensors of a module's parameters; 0 before the first backward (lessons 05, 09)."""
     return storage_bytes([p.grad for p in _check_module("module", module).parameters()])
 
 
 def optimizer_state_bytes(optimizer: torch.optim.Optimizer) -> dict[str, int]:
-    """Bytes of an optimizer's per-parameter state by name (AdamW: step, exp_avg, exp_avg_sq) (lessons 07, 08).
+    """Bytes of an optimizer's per-parameter state by name (AdamW: step, exp_avg, exp_avg_sq) (lessons 05, 09).
 
     Every tensor in the state counts, nested ones too (moments, momentum buffers, step counters,
     quantisation maps), each storage once; a state that holds no tensor yet (plain SGD) is `{}`.
@@ -107,7 +107,7 @@ def optimizer_state_bytes(optimizer: torch.optim.Optimizer) -> dict[str, int]:
 
 
 class SavedActivations:
-    """Counts the tensors autograd saves for the backward pass inside a `with` block (lessons 07, 08).
+    """Counts the tensors autograd saves for the backward pass inside a `with` block (lessons 05, 09).
 
     `with SavedActivations(exclude=model.parameters()) as saved: model(x)`, then read `saved.bytes`,
     `saved.count` (distinct storages) and `saved.by_dtype`. `exclude` is a module (its parameters
@@ -136,17 +136,17 @@ class SavedActivations:
 
     @property
     def bytes(self) -> int:
-        """Bytes of the distinct storages saved so far (lessons 07, 08)."""
+        """Bytes of the distinct storages saved so far (lessons 05, 09)."""
         return sum(nbytes for nbytes, _ in self._seen.values())
 
     @property
     def count(self) -> int:
-        """How many distinct storages were saved (lessons 07, 08)."""
+        """How many distinct storages were saved (lessons 05, 09)."""
         return len(self._seen)
 
     @property
     def by_dtype(self) -> dict[str, int]:
-        """Bytes saved per dtype, e.g. {"float32": 4096, "bfloat16": 2048} (lesson 08)."""
+        """Bytes saved per dtype, e.g. {"float32": 4096, "bfloat16": 2048} (lesson 09)."""
         out: dict[str, int] = {}
         for nbytes, dtype in self._seen.values():
             name = str(dtype).removeprefix("torch.")
@@ -167,7 +167,7 @@ def _unpack(t: torch.Tensor) -> torch.Tensor:
 
 
 class MemoryTracker(TorchDispatchMode):
-    """Live and peak bytes of the tensors created while it is active, on any device (lesson 07).
+    """Live and peak bytes of the tensors created while it is active, on any device (lesson 05).
 
     It watches every PyTorch operation, adds the size of each new storage when it is created and
     subtracts it when the storage is freed: what torch.cuda.max_memory_allocated() reports for a
@@ -182,7 +182,7 @@ class MemoryTracker(TorchDispatchMode):
         self.peak = 0
 
     def reset_peak(self) -> None:
-        """Start the peak again from the bytes alive now (lesson 07)."""
+        """Start the peak again from the bytes alive now (lesson 05)."""
         self.peak = self.current
 
     def _freed(self, key: _Key, ref: weakref.ref) -> None:
@@ -220,19 +220,19 @@ class MemoryTracker(TorchDispatchMode):
 
 
 class PeakBytes(NamedTuple):
-    """What `peak_bytes` measured: bytes allocated before `fn()` ran, and the peak while it ran (lessons 07, 08)."""
+    """What `peak_bytes` measured: bytes allocated before `fn()` ran, and the peak while it ran (lessons 05, 09)."""
 
     before: int
     peak: int
 
     @property
     def extra(self) -> int:
-        """How far the peak rose above what was allocated before (lessons 07, 08)."""
+        """How far the peak rose above what was allocated before (lessons 05, 09)."""
         return self.peak - self.before
 
 
 def peak_bytes(fn: Callable[[], object], device: torch.device | str = "cpu") -> PeakBytes:
-    """Run fn() and return (bytes allocated before, peak bytes allocated during) on `device` (lessons 07, 08).
+    """Run fn() and return (bytes allocated before, peak bytes allocated during) on `device` (lessons 05, 09).
 
     On a CUDA GPU these are torch.cuda.memory_allocated() and max_memory_allocated(), which count
     every tensor on the device. Elsewhere only tensors created inside fn() can be seen, so `before`
@@ -259,7 +259,7 @@ def peak_bytes(fn: Callable[[], object], device: torch.device | str = "cpu") -> 
 
 @dataclass(frozen=True)
 class StepMemory:
-    """Bytes of one training step's parts, named as the estimator names them (lesson 08)."""
+    """Bytes of one training step's parts, named as the estimator names them (lesson 09)."""
 
     weights: int
     gradients: int
@@ -268,7 +268,7 @@ class StepMemory:
 
     @property
     def total(self) -> int:
-        """Sum of the four parts in bytes (lesson 08)."""
+        """Sum of the four parts in bytes (lesson 09)."""
         return self.weights + self.gradients + self.optimizer_state + self.activations
 
 
@@ -279,7 +279,7 @@ def measure_step(
     targets: torch.Tensor,
     loss_fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor] = torch.nn.functional.cross_entropy,
 ) -> StepMemory:
-    """Run one training step and count its weights, gradients, optimizer state and activations in bytes (lesson 08)."""
+    """Run one training step and count its weights, gradients, optimizer state and activations in bytes (lesson 09)."""
     _check_module("model", model)
     _check_optimizer(optimizer)
     for name, value in (("inputs", inputs), ("targets", targets)):

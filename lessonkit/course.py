@@ -142,8 +142,8 @@ if problem:
 
 # The course's two routes. The core path (about two hours) never depends on a deep dive; the deep dives
 # are optional and may build on the core and on each other, in the order listed.
-CORE_PATH: tuple[str, ...] = ("01", "02", "03", "04", "07")
-DEEP_DIVES: tuple[str, ...] = ("05", "06", "08", "09", "10")
+CORE_PATH: tuple[str, ...] = ("01", "02", "03", "04", "05")
+DEEP_DIVES: tuple[str, ...] = ("06", "07", "09", "10", "11")
 
 
 def lesson_kind(number: str) -> str:

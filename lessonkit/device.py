@@ -1,4 +1,4 @@
-"""Finding and describing the device a lesson runs on: CUDA, Apple MPS or the CPU (lessons 01, 02, 05, 07)."""
+"""Finding and describing the device a lesson runs on: CUDA, Apple MPS or the CPU (lessons 01, 02, 05, 06)."""
 
 from __future__ import annotations
 
@@ -84,7 +84,7 @@ def _synchronize(device: torch.device) -> None:
 
 
 def device_name(device: torch.device | str | None = None) -> str | None:
-    """The name to look up in the catalog for a CUDA or MPS device; None for the CPU or when unknown (lesson 05)."""
+    """The name to look up in the catalog for a CUDA or MPS device; None for the CPU or when unknown (lesson 06)."""
     dev = as_device(device)
     if dev.type == "cuda" and _cuda_available():
         index = dev.index if dev.index is not None else torch.cuda.current_device()
@@ -95,7 +95,7 @@ def device_name(device: torch.device | str | None = None) -> str | None:
 
 
 def spec_for_device(device: torch.device | str | None = None) -> GpuSpec | None:
-    """The catalog entry of a CUDA or MPS device (default: the best here); None: a CPU or unlisted GPU (lesson 05)."""
+    """The catalog entry of a CUDA or MPS device (default: the best here); None: a CPU or unlisted GPU (lesson 06)."""
     name = device_name(device)
     if name is None:
         return None
@@ -414,7 +414,7 @@ class DeviceInfo:
 
 @dataclass(frozen=True)
 class DeviceMemory:
-    """A device's name and memory in bytes (None: unknown), read from PyTorch or the OS (lessons 01, 02, 05, 07).
+    """A device's name and memory in bytes (None: unknown), read from PyTorch or the OS (lessons 01, 02, 05, 06).
 
     `kind` is the device actually read: the CPU when CUDA or MPS was asked for but is not available
     (`note` then says so). Reading it starts no subprocess; `describe_device` adds nvidia-smi's driver.
@@ -462,7 +462,7 @@ def _mps_memory() -> DeviceMemory:
 
 
 def device_memory(device: torch.device | str | None = None) -> DeviceMemory:
-    """Total and free memory of `device` (default: the best one), starting no subprocess (lessons 02, 05, 07)."""
+    """Total and free memory of `device` (default: the best one), starting no subprocess (lessons 02, 05, 06)."""
     device = as_device(device)
     if device.type == "cuda":
         if _cuda_available():

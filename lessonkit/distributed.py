@@ -1,4 +1,4 @@
-"""Data parallelism for real: N processes, DDP, gradients averaged with all-reduce (lesson 09).
+"""Data parallelism for real: N processes, DDP, gradients averaged with all-reduce (lesson 10).
 
 `run_data_parallel` starts `world_size` processes with torch.multiprocessing, each one
 a rank of a `torch.distributed` process group (gloo on CPUs, NCCL on NVIDIA GPUs). Every rank
@@ -43,7 +43,7 @@ def _family(host: str) -> int:
 
 
 def _free_port(host: str = "127.0.0.1") -> int:
-    """A TCP port nobody is listening on now: bind port 0, let the OS choose, release it (lesson 09)."""
+    """A TCP port nobody is listening on now: bind port 0, let the OS choose, release it (lesson 10)."""
     if not isinstance(host, str) or not host:
         raise TypeError(f"host must be a non-empty string such as '127.0.0.1', got {host!r}")
     with socket.socket(_family(host), socket.SOCK_STREAM) as s:
@@ -52,7 +52,7 @@ def _free_port(host: str = "127.0.0.1") -> int:
 
 
 def port_is_listening(port: int, host: str = "127.0.0.1") -> bool:
-    """True if something accepts TCP connections on host:port, e.g. a process group left running (lesson 09)."""
+    """True if something accepts TCP connections on host:port, e.g. a process group left running (lesson 10)."""
     port = check_number("port", port, integer=True, positive=True)
     if port > 65535:
         raise ValueError(f"port must be between 1 and 65535, got {port}")
@@ -64,7 +64,7 @@ def port_is_listening(port: int, host: str = "127.0.0.1") -> bool:
 
 
 def shard(batch_size: int, world_size: int, rank: int) -> slice:
-    """The rows of a batch that `rank` trains on: an equal, contiguous 1/world_size of it (lesson 09)."""
+    """The rows of a batch that `rank` trains on: an equal, contiguous 1/world_size of it (lesson 10)."""
     batch_size = check_number("batch_size", batch_size, integer=True, positive=True)
     world_size = check_number("world_size", world_size, integer=True, positive=True)
     rank = check_number("rank", rank, integer=True)
@@ -109,7 +109,7 @@ def train_single_process(
     steps: int = 1,
     lr: float = 0.1,
 ) -> dict[str, torch.Tensor]:
-    """Train a copy of `model` with SGD on whole batches in this process; return its final weights (lesson 09)."""
+    """Train a copy of `model` with SGD on whole batches in this process; return its final weights (lesson 10)."""
     batch_size, steps = _check_data(model, x, y, batch_size, steps)
     lr = float(check_number("lr", lr, positive=True))
     model = copy.deepcopy(model)  # the caller's model is left untouched
@@ -122,7 +122,7 @@ def train_single_process(
 
 
 def max_abs_difference(a: Mapping[str, torch.Tensor], b: Mapping[str, torch.Tensor]) -> float:
-    """Largest absolute difference between two state dicts with the same keys and shapes (lesson 09)."""
+    """Largest absolute difference between two state dicts with the same keys and shapes (lesson 10)."""
     for name, value in (("a", a), ("b", b)):
         if not isinstance(value, Mapping):
             raise TypeError(f"{name} must be a state dict (a mapping of names to tensors), got {type(value).__name__}")
@@ -139,7 +139,7 @@ def max_abs_difference(a: Mapping[str, torch.Tensor], b: Mapping[str, torch.Tens
 
 @dataclass(frozen=True)
 class DataParallelResult:
-    """What `run_data_parallel` brings back, one entry per rank: final weights, losses, seconds per step (lesson 09).
+    """What `run_data_parallel` brings back, one entry per rank: final weights, losses, seconds per step (lesson 10).
 
     A step ends only when every rank's gradients have been all-reduced, so a fast rank's step
     lasts as long as the slowest rank's: the straggler effect.
@@ -196,7 +196,7 @@ def _process_context():
 
 
 def start_rank_server() -> None:
-    """Start, in the background, the process that run_data_parallel forks its ranks from (lesson 09).
+    """Start, in the background, the process that run_data_parallel forks its ranks from (lesson 10).
 
     It imports PyTorch while the lesson goes on, so the ranks of Step 6 start at once. Where ranks
     are spawned as fresh interpreters instead (macOS, Windows) there is nothing to start.
@@ -214,7 +214,7 @@ def _sync(device: torch.device) -> None:
 
 
 def ddp_worker(rank: int, world_size: int, init_method: str, backend: str, payload: bytes, report) -> None:
-    """What each process runs: join the group, train its slice of every batch under DDP, report back (lesson 09).
+    """What each process runs: join the group, train its slice of every batch under DDP, report back (lesson 10).
 
     `report` is this rank's own end of a pipe to the parent; send() writes at once, so what a rank
     reports has reached the parent before it moves on.
@@ -353,7 +353,7 @@ MAX_RANKS = 8  # local processes at most, whatever the machine: each holds its o
 
 
 def _max_local_ranks() -> int:
-    """The largest world_size run_data_parallel starts here: one rank per core, at least 2, at most 8 (lesson 09)."""
+    """The largest world_size run_data_parallel starts here: one rank per core, at least 2, at most 8 (lesson 10)."""
     return min(MAX_RANKS, max(2, os.cpu_count() or 1))
 
 
@@ -370,7 +370,7 @@ def run_data_parallel(
     delays: Sequence[float | Sequence[float]] | None = None,
     timeout_s: float = 60.0,
 ) -> DataParallelResult:
-    """Train `model` with DDP on `world_size` local processes, each on 1/world_size of every batch (lesson 09).
+    """Train `model` with DDP on `world_size` local processes, each on 1/world_size of every batch (lesson 10).
 
     The processes find each other at tcp://127.0.0.1 on a free port. `delays[r]` makes rank r a
     straggler: it sleeps that many seconds at the start of every step (or, given one number per

@@ -47,7 +47,7 @@ from lessonkit.progress import ProgressBar, _writable_text
 from lessonkit.timing import MAX_NUMBER, MIN_SAMPLE_S, benchmark, matmul_flops, matmul_sizes_that_fit, tflops
 
 # --- the VRAM budget ------------------------------------------------------------------------------
-# Each row is lessonkit.estimate.largest_model_that_fits (lesson 07's estimator): weights, KV cache,
+# Each row is lessonkit.estimate.largest_model_that_fits (lesson 05's estimator): weights, KV cache,
 # activations, gradients and optimizer state as the mode needs them, plus a stated CUDA context, for a
 # Llama-3-shaped model. What each row assumes is printed with it.
 _BUDGET_ROWS = (
@@ -339,7 +339,7 @@ def _collect(
 
 
 def _budget_report(kind: str, memory: int | None) -> dict[str, Any]:
-    """The "what fits" part of the report: lesson 07's estimate for this device's memory (lesson 01)."""
+    """The "what fits" part of the report: lesson 05's estimate for this device's memory (lesson 01)."""
     if kind == "cuda":
         memory_of = _("GPU memory")
     elif kind == "mps":
@@ -351,7 +351,7 @@ def _budget_report(kind: str, memory: int | None) -> dict[str, Any]:
         "memory_of": memory_of,
         "rows": _vram_budget(memory) if memory else [],
         "counts": _(
-            "lesson 07's estimate for a Llama-3-shaped model: weights, KV cache, activations, gradients and "
+            "lesson 05's estimate for a Llama-3-shaped model: weights, KV cache, activations, gradients and "
             "optimizer state as needed, plus {mib} MiB for the CUDA context"
         ).format(mib=DEFAULT_CUDA_CONTEXT_BYTES // 2**20),
     }

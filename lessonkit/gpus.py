@@ -1,4 +1,4 @@
-"""A small catalog of common GPUs: memory, bandwidth, power, dense peaks, Tensor Cores, sourced (lessons 03, 05, 07)."""
+"""A small catalog of common GPUs: memory, bandwidth, power, dense peaks, Tensor Cores, sourced (lessons 03, 05, 06)."""
 
 from __future__ import annotations
 
@@ -60,13 +60,13 @@ class GpuSpec:
 
     @property
     def cuda_total_bytes(self) -> int | None:
-        """The total CUDA (and so torch) reports for this board, where one is recorded; else None (lessons 03, 07)."""
+        """The total CUDA (and so torch) reports for this board, where one is recorded; else None (lessons 03, 05)."""
         recorded = _recorded_cuda_totals().get(self.key) if self.kind == "cuda" else None
         return None if recorded is None else recorded[0]
 
     @property
     def allocatable_bytes(self) -> int:
-        """The most memory a program can ask for: CUDA's total where recorded, else usable_bytes (lesson 07).
+        """The most memory a program can ask for: CUDA's total where recorded, else usable_bytes (lesson 05).
 
         `allocatable_basis` says which figure this is. On a Mac this is all the unified memory: Metal
         recommends one program use less, and only that Mac's torch.mps.recommended_max_memory() says how much.
@@ -75,7 +75,7 @@ class GpuSpec:
 
     @property
     def allocatable_basis(self) -> str:
-        """Which figure allocatable_bytes is, in words, for fits() and the fit tables to print (lesson 07)."""
+        """Which figure allocatable_bytes is, in words, for fits() and the fit tables to print (lesson 05)."""
         if self.kind == "mps":
             return _(
                 "all its unified memory; Metal recommends one program use less: "
@@ -88,24 +88,24 @@ class GpuSpec:
         return _("nvidia-smi's total; CUDA reports a little less, so a tight fit may still fail")
 
     def peak(self, precision: str) -> float | None:
-        """Dense peak in TFLOP/s (TOPS for 'int8') in PRECISIONS or LOW_PRECISIONS; None if unpublished (lesson 05)."""
+        """Dense peak in TFLOP/s (TOPS for 'int8') in PRECISIONS or LOW_PRECISIONS; None if unpublished (lesson 06)."""
         check_choice("precision", precision, _ALL_PRECISIONS)
         return (self.peak_tops if precision == "int8" else self.peak_tflops).get(precision)
 
     def has_tensor_cores(self, precision: str) -> bool:
-        """Whether a matmul in this precision can run on the Tensor Cores ('fp32' never does) (lesson 05)."""
+        """Whether a matmul in this precision can run on the Tensor Cores ('fp32' never does) (lesson 06)."""
         check_choice("precision", precision, _ALL_PRECISIONS)
         return bool(self.tensor_cores.get(precision, False))
 
     def ridge_point(self, precision: str) -> float | None:
-        """Operations per byte at which the compute roof meets the memory roof: peak / bandwidth (lesson 05)."""
+        """Operations per byte at which the compute roof meets the memory roof: peak / bandwidth (lesson 06)."""
         peak = self.peak(precision)
         if peak is None or not self.bandwidth_gb_s:
             return None
         return peak * 1e12 / (self.bandwidth_gb_s * 1e9)
 
     def per_watt(self, precision: str) -> float | None:
-        """Dense peak per watt of board power, in TFLOP/s (TOPS for 'int8') per W; None without both (lesson 07)."""
+        """Dense peak per watt of board power, in TFLOP/s (TOPS for 'int8') per W; None without both (lesson 05)."""
         peak = self.peak(precision)
         if peak is None or not self.tdp_w:
             return None
@@ -114,7 +114,7 @@ class GpuSpec:
 
 @lru_cache(maxsize=1)
 def _recorded_cuda_totals() -> dict[str, tuple[int, Lazy]]:
-    """key -> (CUDA's total in bytes, where it was recorded): a Colab T4's and any gpu-check run's (lesson 07).
+    """key -> (CUDA's total in bytes, where it was recorded): a Colab T4's and any gpu-check run's (lesson 05).
 
     Where it was recorded is a Lazy, shown in the language lessonkit speaks when it is read.
     """
@@ -164,7 +164,7 @@ def _all() -> tuple[GpuSpec, ...]:
 
 
 def catalog(kind: str | None = "cuda") -> tuple[GpuSpec, ...]:
-    """The NVIDIA GPUs in the catalog in file order; kind='mps' gives the Apple chips, None all (lessons 03, 05, 07)."""
+    """The NVIDIA GPUs in the catalog in file order; kind='mps' gives the Apple chips, None all (lessons 03, 05, 06)."""
     if kind is not None:
         check_choice("kind", kind, KINDS)
     return tuple(g for g in _all() if kind is None or g.kind == kind)

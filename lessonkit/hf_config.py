@@ -1,4 +1,4 @@
-"""Reading a Hugging Face config.json into the fields of a ModelConfig, for the common families (lesson 07).
+"""Reading a Hugging Face config.json into the fields of a ModelConfig, for the common families (lesson 05).
 
 Each family's defaults are those of its transformers class; lessonkit.models.ModelConfig.from_hf_config
 builds the ModelConfig from what this returns and documents the fields read, ignored and refused.
@@ -181,7 +181,7 @@ def _model_name(data: dict[str, Any], name: str | None, model_type: str) -> tupl
 
 
 def hf_config_fields(config: Any, name: str | None = None) -> dict[str, Any]:
-    """ModelConfig's fields from a Hugging Face config.json: a dict, a file or a model folder (lesson 07).
+    """ModelConfig's fields from a Hugging Face config.json: a dict, a file or a model folder (lesson 05).
 
     ModelConfig.from_hf_config documents what is read, what is ignored and what is refused.
     """

@@ -174,7 +174,7 @@ class Labels(Mapping[str, str]):
 
 
 def translate_fields(record: Record, names: Iterable[str], texts: Iterable[Lazy]) -> Record:
-    """A copy of `record`, a dict or a dataclass, with its fields `names` translated through `texts` (lessons 02, 07).
+    """A copy of `record`, a dict or a dataclass, with its fields `names` translated through `texts` (lessons 02, 05).
 
     A field whose value is the English message of one of `texts` gets that text in the current language; any other
     value (another text, a number, a missing field) stays as it is.

@@ -1,4 +1,4 @@
-"""The parts of GPU memory, one formula each: KV cache, activations, optimizer state, temporaries (lesson 07).
+"""The parts of GPU memory, one formula each: KV cache, activations, optimizer state, temporaries (lesson 05).
 
 Every function here is plain arithmetic on a ModelConfig and byte sizes, and each one counts the
 tensors a real PyTorch implementation keeps (lessonkit.transformer is the one they are checked
@@ -36,7 +36,7 @@ from lessonkit.models import ModelConfig
 
 @dataclass(frozen=True)
 class Part:
-    """One part of GPU memory: how tables name it and how plots colour it (lesson 07).
+    """One part of GPU memory: how tables name it and how plots colour it (lesson 05).
 
     `label` is a Lazy: str() of it is the name in the language lessonkit speaks when it is shown.
     """
@@ -96,7 +96,7 @@ def _check_config(config: object) -> None:
 
 
 def kv_cache_bytes(config: ModelConfig, tokens: int, bytes_per_value: float) -> int:
-    """KV cache for `tokens` tokens (sequence x batch): 2 x layers x kv_heads x head_dim x bytes each (lesson 07)."""
+    """KV cache for `tokens` tokens (sequence x batch): 2 x layers x kv_heads x head_dim x bytes each (lesson 05)."""
     _check_config(config)
     tokens = check_number("tokens", tokens, integer=True)
     return math.ceil(config.kv_cache_bytes_per_token(bytes_per_value) * tokens)
@@ -124,7 +124,7 @@ def _check_implementation(attention: str, seq: int, gelu_new: bool) -> tuple[str
 
 
 def autocast_weight_copy_bytes(config: ModelConfig, act: float = 2.0) -> int:
-    """Bytes of the 16-bit weight copies torch.autocast keeps for the backward pass (lesson 07).
+    """Bytes of the 16-bit weight copies torch.autocast keeps for the backward pass (lesson 05).
 
     Inside autocast every linear layer computes with a 16-bit copy of its fp32 weight, cached for
     the forward pass and kept by autograd until the backward pass: the layers' matrices and the
@@ -154,7 +154,7 @@ def layer_activation_bytes_per_token(
     seq: int = 0,
     gelu_new: bool = False,
 ) -> float:
-    """Bytes one transformer layer saves for the backward pass, per token (lesson 07).
+    """Bytes one transformer layer saves for the backward pass, per token (lesson 05).
 
     trainable: the layer's own weights train (full fine-tuning). With trainable=False the weights
     are frozen and only the projections named in `lora_targets` carry a trainable LoRA adapter,
@@ -218,7 +218,7 @@ def layer_activation_bytes_per_token(
 
 
 def head_activation_bytes_per_token(config: ModelConfig, act: float, *, trainable: bool = True) -> float:
-    """Bytes the final norm, output head and loss save per token: mostly fp32 log-probabilities (lesson 07)."""
+    """Bytes the final norm, output head and loss save per token: mostly fp32 log-probabilities (lesson 05)."""
     _check_config(config)
     act = check_number("act", act)
     c = config
@@ -242,7 +242,7 @@ def activation_bytes(
     attention: str = "sdpa",
     gelu_new: bool = False,
 ) -> int:
-    """Activations one training step keeps until the backward pass (lesson 07).
+    """Activations one training step keeps until the backward pass (lesson 05).
 
     With activation checkpointing each layer keeps only its input (act x hidden per token) and is
     recomputed in the backward pass. attention and gelu_new: see layer_activation_bytes_per_token.
@@ -279,14 +279,14 @@ def activation_bytes(
 
 
 def logit_gradient_bytes(config: ModelConfig, tokens: int) -> int:
-    """The loss's backward pass holds two fp32 logit-sized gradients at once (lesson 07)."""
+    """The loss's backward pass holds two fp32 logit-sized gradients at once (lesson 05)."""
     _check_config(config)
     tokens = check_number("tokens", tokens, integer=True)
     return 2 * 4 * config.vocab_size * tokens
 
 
 def prefill_workspace_bytes(config: ModelConfig, batch: int, seq: int, act: float) -> int:
-    """Largest set of temporaries while a prompt is read without gradients (lesson 07).
+    """Largest set of temporaries while a prompt is read without gradients (lesson 05).
 
     The peak is inside a layer's MLP: the layer's input, the residual stream and the norm's output
     (3 x hidden) plus, gated, the activation output, the up output and their product (3 x MLP

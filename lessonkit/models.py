@@ -1,4 +1,4 @@
-"""Transformer shapes and parameter counts: from a config.json, a sourced catalog or a bare count (lesson 07).
+"""Transformer shapes and parameter counts: from a config.json, a sourced catalog or a bare count (lesson 05).
 
 A `ModelConfig` holds the numbers from a model's `config.json` that decide its memory: vocabulary,
 widths, layers, attention heads and key-value heads, and for a mixture-of-experts model its experts.
@@ -54,7 +54,7 @@ _TEXT_FIELDS = ("name", "key", "hf_repo", "notes", "matched_from")
 
 @dataclass(frozen=True)
 class ModelConfig:
-    """The shape of a decoder-only transformer, as in its config.json (lesson 07).
+    """The shape of a decoder-only transformer, as in its config.json (lesson 05).
 
     mlp: "gated" = three matrices (gate, up, down: SwiGLU/GeGLU, Llama and most recent models),
     "plain" = two (up, down: GPT-2). norm: "rmsnorm" (a weight) or "layernorm" (a weight and a bias).
@@ -144,28 +144,28 @@ class ModelConfig:
 
     @property
     def q_dim(self) -> int:
-        """Width of all query heads together: num_heads x head_dim (lesson 07)."""
+        """Width of all query heads together: num_heads x head_dim (lesson 05)."""
         return self.num_heads * self.head_dim
 
     @property
     def kv_dim(self) -> int:
-        """Width of all key (or value) heads together: num_kv_heads x head_dim (lesson 07)."""
+        """Width of all key (or value) heads together: num_kv_heads x head_dim (lesson 05)."""
         return self.num_kv_heads * self.head_dim
 
     @property
     def is_moe(self) -> bool:
-        """Whether the MLP is a mixture of experts (lesson 07)."""
+        """Whether the MLP is a mixture of experts (lesson 05)."""
         return self.num_experts > 0
 
     @property
     def expert_size(self) -> int:
-        """Width of one expert's MLP (a dense model: its MLP width) (lesson 07)."""
+        """Width of one expert's MLP (a dense model: its MLP width) (lesson 05)."""
         return self.expert_intermediate_size or self.intermediate_size
 
     # --- tensors and counts ---------------------------------------------------------------------
 
     def layer_tensors(self, i: int) -> list[tuple[str, tuple[int, ...]]]:
-        """Name and shape of every weight tensor in transformer layer `i` (lesson 07)."""
+        """Name and shape of every weight tensor in transformer layer `i` (lesson 05)."""
         h, p = self.hidden_size, f"layers.{i}."
         out: list[tuple[str, tuple[int, ...]]] = []
 
@@ -210,7 +210,7 @@ class ModelConfig:
         return out
 
     def tensors(self) -> list[tuple[str, tuple[int, ...]]]:
-        """Name and shape of every weight tensor of the model, embeddings and head included (lesson 07)."""
+        """Name and shape of every weight tensor of the model, embeddings and head included (lesson 05)."""
         h = self.hidden_size
         out: list[tuple[str, tuple[int, ...]]] = [("embed.weight", (self.vocab_size, h))]
         if self.learned_positions:
@@ -234,7 +234,7 @@ class ModelConfig:
 
     @property
     def n_params(self) -> int:
-        """Total parameters, every expert included: the sum of numel over `tensors()` (lesson 07).
+        """Total parameters, every expert included: the sum of numel over `tensors()` (lesson 05).
 
         A tied head counts once. This is what memory holds.
         """
@@ -243,14 +243,14 @@ class ModelConfig:
 
     @property
     def params_per_expert(self) -> int:
-        """Parameters of one routed expert's MLP (0 for a dense model) (lesson 07)."""
+        """Parameters of one routed expert's MLP (0 for a dense model) (lesson 05)."""
         if not self.is_moe:
             return 0
         return sum(math.prod(s) for n, s in self.layer_tensors(0) if n.startswith("layers.0.mlp.experts.0."))
 
     @property
     def active_params(self) -> int:
-        """Parameters one token uses: all but the experts the router did not pick (lesson 07).
+        """Parameters one token uses: all but the experts the router did not pick (lesson 05).
 
         Embeddings, attention, router and shared expert count in full; of each layer's experts only
         experts_per_token. Model cards quote this figure ("12.9B active" for Mixtral 8x7B); it sets
@@ -261,27 +261,27 @@ class ModelConfig:
 
     @property
     def n_tensors(self) -> int:
-        """How many weight tensors the model has (optimizers keep a step counter per tensor) (lesson 07)."""
+        """How many weight tensors the model has (optimizers keep a step counter per tensor) (lesson 05)."""
         return len(self.layer_tensors(0)) * self.num_layers + len(self._outside_layers())
 
     @property
     def linear_params(self) -> int:
-        """Parameters in the layers' linear weight matrices: what int8/int4 quantisation replaces (lesson 07)."""
+        """Parameters in the layers' linear weight matrices: what int8/int4 quantisation replaces (lesson 05)."""
         per_layer = sum(math.prod(s) for n, s in self.layer_tensors(0) if len(s) == 2)
         return per_layer * self.num_layers
 
     def kv_cache_bytes_per_token(self, bytes_per_value: float = 2.0) -> float:
-        """Bytes one token adds to the KV cache: 2 x layers x kv_heads x head_dim x bytes (lesson 07)."""
+        """Bytes one token adds to the KV cache: 2 x layers x kv_heads x head_dim x bytes (lesson 05)."""
         value = check_number("bytes_per_value", bytes_per_value, positive=True)
         return 2 * self.num_layers * self.num_kv_heads * self.head_dim * value
 
     def with_layers(self, num_layers: int) -> ModelConfig:
-        """The same shape with a different number of layers, e.g. a 2-layer model to test on a CPU (lesson 07)."""
+        """The same shape with a different number of layers, e.g. a 2-layer model to test on a CPU (lesson 05)."""
         name = _("{name} ({layers} layers)").format(name=self.name, layers=num_layers)
         return replace(self, num_layers=num_layers, name=name)
 
     def active_shape(self) -> ModelConfig:
-        """A dense stand-in whose MLP is as wide as the experts one token uses together (lesson 07).
+        """A dense stand-in whose MLP is as wide as the experts one token uses together (lesson 05).
 
         experts_per_token x expert width, plus the shared expert: the MLP tensors a token passes
         through, for activation estimates. Attention, vocabulary and layers are unchanged, so the
@@ -325,7 +325,7 @@ class ModelConfig:
 
     @classmethod
     def from_hf_config(cls, config: Mapping[str, Any] | str | os.PathLike, *, name: str | None = None) -> ModelConfig:
-        """The shape of a Hugging Face model from its config.json: a dict, a file or a model folder (lesson 07).
+        """The shape of a Hugging Face model from its config.json: a dict, a file or a model folder (lesson 05).
 
         Families (model_type): llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma,
         gemma2, phi3, gpt2. Fields read: vocab_size, hidden_size, num_hidden_layers,
@@ -371,7 +371,7 @@ _OPTIONAL_SHAPE_FIELDS = ("qk_norm", *_ZERO_OR_MORE_FIELDS[1:])
 
 @lru_cache(maxsize=1)
 def catalog_models() -> tuple[ModelConfig, ...]:
-    """Every model in lessonkit/data/models.json, smallest first, each with its sources (lesson 07)."""
+    """Every model in lessonkit/data/models.json, smallest first, each with its sources (lesson 05)."""
     entries = read_json("models.json")["models"]
     return tuple(
         ModelConfig(
@@ -401,7 +401,7 @@ def _catalog_match(wanted: str) -> ModelConfig | None:
 
 
 def find_model(name: str) -> ModelConfig:
-    """Look a catalog model up by key ('llama-3.1-8b'), name ('Llama 3.1 8B') or Hugging Face repo (lesson 07).
+    """Look a catalog model up by key ('llama-3.1-8b'), name ('Llama 3.1 8B') or Hugging Face repo (lesson 05).
 
     A fine-tune named after its base ('meta-llama/Llama-3.1-8B-Instruct', 'google/gemma-2-9b-it',
     '…-chat') has the base model's shape: it is found as the base, with `matched_from` set to the
@@ -454,12 +454,12 @@ def _llama_params(steps: int) -> int:
 
 
 def largest_llama_like() -> int:
-    """The most parameters llama_like() can shape; larger counts are refused (lesson 07)."""
+    """The most parameters llama_like() can shape; larger counts are refused (lesson 05)."""
     return _llama_params(_MAX_STEPS)
 
 
 def llama_like(n_params: float) -> ModelConfig:
-    """The dense Llama-3-style shape that stands in for a bare parameter count (lesson 07).
+    """The dense Llama-3-style shape that stands in for a bare parameter count (lesson 05).
 
     The rule: head_dim 128 and 8 key-value heads; query heads and layers both 8, 16, 24, ...;
     hidden size = heads x 128; MLP 3.5 x hidden; Llama 3's vocabulary of 128256; untied head;

@@ -1,4 +1,4 @@
-"""Cloud GPU prices with their sources, read from lessonkit/data/prices.json when first asked for (lesson 07)."""
+"""Cloud GPU prices with their sources, read from lessonkit/data/prices.json when first asked for (lesson 05)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from lessonkit._data import read_json, read_record
 from lessonkit.i18n import LANGUAGES, Lazy, get_language, lazy, translate_fields
 
 # The words of prices.json a learner reads (offers, GPU classes, sources), in the language lessonkit speaks when
-# price_listings() is called; the file keeps the English. A GPU class keeps its " (" and its "NN GB": lesson 07
+# price_listings() is called; the file keeps the English. A GPU class keeps its " (" and its "NN GB": lesson 05
 # groups listings by what comes before " (".
 _SHOWN_FIELDS = ("offer", "gpu_class", "source")
 _SHOWN: tuple[Lazy, ...] = (
@@ -48,7 +48,7 @@ _SHOWN: tuple[Lazy, ...] = (
 
 @dataclass(frozen=True)
 class PriceListing:
-    """One offer of a GPU by the hour: who, which GPU, US$ per GPU-hour, when read and where (lesson 07)."""
+    """One offer of a GPU by the hour: who, which GPU, US$ per GPU-hour, when read and where (lesson 05)."""
 
     offer: str
     provider: str
@@ -61,7 +61,7 @@ class PriceListing:
 
 
 def _usd_per_hour(entry: dict[str, Any]) -> float:
-    """The listing's US$ per GPU-hour, worked out as lesson 07 describes when the source gives another unit."""
+    """The listing's US$ per GPU-hour, worked out as lesson 05 describes when the source gives another unit."""
     if "usd_per_gpu_hour" in entry:
         return float(entry["usd_per_gpu_hour"])
     price = entry["price"]
@@ -71,7 +71,7 @@ def _usd_per_hour(entry: dict[str, Any]) -> float:
 
 
 def price_listings() -> tuple[PriceListing, ...]:
-    """Every listing in lessonkit/data/prices.json, in file order, its words in lessonkit's language (lesson 07)."""
+    """Every listing in lessonkit/data/prices.json, in file order, its words in lessonkit's language (lesson 05)."""
     return _listings(get_language())
 
 

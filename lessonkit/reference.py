@@ -1,4 +1,4 @@
-"""Timings recorded on real GPUs, shown (and labelled) when the learner has no GPU (lessons 02, 05)."""
+"""Timings recorded on real GPUs, shown (and labelled) when the learner has no GPU (lessons 02, 06)."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def sweeps() -> list[dict[str, Any]]:
 
 
 def gpu_checks() -> list[dict[str, Any]]:
-    """Headline figures of recorded `make gpu-check` runs, one per GPU model, naming its report (lessons 05, 10).
+    """Headline figures of recorded `make gpu-check` runs, one per GPU model, naming its report (lessons 06, 11).
 
     Each record has "gpu", "recorded" (date), "torch", "driver", "report" (the reports/ file it came from),
     "matmul" ({precision: {"n", "tflops", "peak_tflops", "pct_of_peak"}}), "copy_gb_s", "bandwidth_gb_s"

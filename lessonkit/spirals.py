@@ -1,7 +1,7 @@
-"""The toy problem lesson 06 builds and lessons 08 and 09 reuse: spiral data, a small perceptron, its loop.
+"""The toy problem lesson 07 builds and lessons 09 and 10 reuse: spiral data, a small perceptron, its loop.
 
-Lesson 06 writes each of these in front of the learner; lessons 08 and 09 continue with the same data and
-model without re-running lesson 06, so they import them from here. tests/test_spirals.py runs lesson 06's own
+Lesson 07 writes each of these in front of the learner; lessons 09 and 10 continue with the same data and
+model without re-running lesson 07, so they import them from here. tests/test_spirals.py runs lesson 07's own
 cells next to these functions and checks that both give the same tensors, weights and losses.
 """
 
@@ -18,7 +18,7 @@ from torch.utils.data import DataLoader, TensorDataset
 from lessonkit._checks import check_number
 from lessonkit.device import as_device
 
-_RAW_SCALE, _RAW_OFFSET = (40.0, 15.0), (100.0, -30.0)  # lesson 06's "raw units" of the two features
+_RAW_SCALE, _RAW_OFFSET = (40.0, 15.0), (100.0, -30.0)  # lesson 07's "raw units" of the two features
 _N_TRAIN = 900  # of the 1200 points; the other 300 are the validation set
 _MAX_POINTS, _MAX_WIDTH, _MAX_EPOCHS, _MAX_SEED = 10**6, 2**14, 10**5, 2**63 - 1  # a toy problem stays small
 
@@ -38,7 +38,7 @@ def _check_model(model: object) -> nn.Module:
 
 
 def make_spirals(n_per_class: int = 400, noise: float = 0.25, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
-    """Three interleaved spiral arms in 2-D, one per class, returned class by class (lessons 06, 08, 09)."""
+    """Three interleaved spiral arms in 2-D, one per class, returned class by class (lessons 07, 09, 10)."""
     n_per_class = check_number("n_per_class", n_per_class, integer=True, positive=True, maximum=_MAX_POINTS)
     noise = float(check_number("noise", noise))
     seed = check_number("seed", seed, integer=True, maximum=_MAX_SEED)
@@ -55,7 +55,7 @@ def make_spirals(n_per_class: int = 400, noise: float = 0.25, seed: int = 0) -> 
 
 @dataclass(frozen=True)
 class SpiralData:
-    """Lesson 06's training and validation sets, normalised with the training set's statistics."""
+    """Lesson 07's training and validation sets, normalised with the training set's statistics."""
 
     x_train: torch.Tensor
     y_train: torch.Tensor
@@ -64,7 +64,7 @@ class SpiralData:
 
 
 def spiral_data() -> SpiralData:
-    """The 900 training and 300 validation points of lesson 06, split and normalised as it does (lessons 08, 09)."""
+    """The 900 training and 300 validation points of lesson 07, split and normalised as it does (lessons 09, 10)."""
     x, y = make_spirals()
     x = x * torch.tensor(_RAW_SCALE) + torch.tensor(_RAW_OFFSET)
     order = torch.randperm(len(x), generator=torch.Generator().manual_seed(1))
@@ -74,7 +74,7 @@ def spiral_data() -> SpiralData:
 
 
 def make_loader(x: torch.Tensor, y: torch.Tensor, batch_size: int = 30, shuffle: bool = True) -> DataLoader:
-    """Batches of (x, y); with shuffle=True a new, seeded random order every epoch (lessons 06, 08)."""
+    """Batches of (x, y); with shuffle=True a new, seeded random order every epoch (lessons 07, 09)."""
     _check_tensors(x, y)
     batch_size = check_number("batch_size", batch_size, integer=True, positive=True)
     g = torch.Generator().manual_seed(0)
@@ -82,7 +82,7 @@ def make_loader(x: torch.Tensor, y: torch.Tensor, batch_size: int = 30, shuffle:
 
 
 def make_model(width: int = 64, dropout: float = 0.0, device: torch.device | str = "cpu") -> nn.Sequential:
-    """A 2 -> width -> width -> 3 perceptron with the same (seeded) starting weights every time (lessons 06, 08, 09)."""
+    """A 2 -> width -> width -> 3 perceptron with the same (seeded) starting weights every time (lessons 07, 09, 10)."""
     width = check_number("width", width, integer=True, positive=True, maximum=_MAX_WIDTH)
     dropout = float(check_number("dropout", dropout))
     if dropout >= 1:
@@ -108,7 +108,7 @@ def train(
     epochs: int = 1,
     scheduler: torch.optim.lr_scheduler.LRScheduler | None = None,
 ) -> list[float]:
-    """The training loop, on the model's device; returns the loss of every step (lessons 06, 08)."""
+    """The training loop, on the model's device; returns the loss of every step (lessons 07, 09)."""
     device = _device_of(_check_model(model))
     if not isinstance(loader, DataLoader):
         raise TypeError(
@@ -136,7 +136,7 @@ def train(
 
 @torch.no_grad()
 def evaluate(model: nn.Module, x: torch.Tensor, y: torch.Tensor) -> tuple[float, float]:
-    """(loss, accuracy) on a whole dataset, without tracking gradients (lessons 06, 08)."""
+    """(loss, accuracy) on a whole dataset, without tracking gradients (lessons 07, 09)."""
     device = _device_of(_check_model(model))
     _check_tensors(x, y)
     model.eval()

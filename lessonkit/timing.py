@@ -106,7 +106,7 @@ def _timed_once(fn: Callable[[], Any], device: torch.device, number: int = 1) ->
 
 
 def _present(device: torch.device | str | None) -> torch.device:
-    """as_device, refusing a CUDA or MPS device this machine does not have (lessons 02, 05)."""
+    """as_device, refusing a CUDA or MPS device this machine does not have (lessons 02, 06)."""
     dev = as_device(device)
     missing = {"cuda": not _device._cuda_available(), "mps": not _device._mps_available()}.get(dev.type, False)
     if missing:
@@ -136,7 +136,7 @@ def benchmark(
     The default answers "how long does my program wait for one call": wall-clock time, caches warm, launch
     overhead included (what torch.utils.benchmark measures). On a CUDA GPU, `flush_cache=True` answers "how
     long does the GPU work on one call that finds nothing in its cache" instead, as triton's do_bench does:
-    each call is timed alone with CUDA events after the L2 cache is overwritten (lesson 10).
+    each call is timed alone with CUDA events after the L2 cache is overwritten (lesson 11).
     """
     if not callable(fn):
         raise TypeError(f"fn must be a callable taking no arguments, got {type(fn).__name__} {fn!r}")
@@ -170,7 +170,7 @@ def benchmark(
 
 
 def _gpu_times_cold(fn: Callable[[], Any], device: torch.device, repeats: int) -> tuple[float, ...]:
-    """GPU seconds of `repeats` single calls, each after overwriting the L2 cache, from CUDA events (lesson 10).
+    """GPU seconds of `repeats` single calls, each after overwriting the L2 cache, from CUDA events (lesson 11).
 
     Every call waits behind its flush on the GPU, so the events bracket the GPU's own work on that call and
     not the time Python took to launch it.
@@ -235,7 +235,7 @@ def tflops(flops: float, seconds: float) -> float:
 
 
 def gb_per_s(nbytes: float, seconds: float) -> float:
-    """Achieved memory or transfer bandwidth in GB/s (10^9 bytes per second) (lesson 05)."""
+    """Achieved memory or transfer bandwidth in GB/s (10^9 bytes per second) (lesson 06)."""
     b = check_number("nbytes", nbytes)
     s = check_number("seconds", seconds, positive=True)
     return b / s / 1e9
@@ -254,7 +254,7 @@ def speedup(slow: Measurement | float, fast: Measurement | float) -> float:
 
 @dataclass(frozen=True)
 class SizePlan:
-    """Which matmul sizes a sweep runs, and why the others are skipped (lessons 02 and 05)."""
+    """Which matmul sizes a sweep runs, and why the others are skipped (lessons 02 and 06)."""
 
     fit: tuple[int, ...]
     skipped: dict[int, str]
@@ -273,7 +273,7 @@ def matmul_sizes_that_fit(
     share: float = 0.5,
     free_bytes: float | str | None = None,
 ) -> SizePlan:
-    """Keep the n x n matmul sizes whose A, B and A @ B fit in `share` of the device's free memory (lessons 02, 05)."""
+    """Keep the n x n matmul sizes whose A, B and A @ B fit in `share` of the device's free memory (lessons 02, 06)."""
     if isinstance(sizes, (str, bytes)) or not isinstance(sizes, Sequence):
         raise TypeError(f"sizes must be a list of matrix sizes such as [256, 1024], got {sizes!r}")
     sizes = [check_number("sizes", n, integer=True, positive=True) for n in sizes]

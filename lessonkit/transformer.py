@@ -1,4 +1,4 @@
-"""A small, plain-PyTorch transformer built from a ModelConfig, to measure memory against (lesson 07).
+"""A small, plain-PyTorch transformer built from a ModelConfig, to measure memory against (lesson 05).
 
 `Transformer(config)` has exactly the tensors `config.tensors()` lists, so its parameter count is
 the config's. Its layers are the usual ones (pre-norm attention with rotary or learned positions,
@@ -21,7 +21,7 @@ from lessonkit.models import ModelConfig
 
 
 class RMSNorm(nn.Module):
-    """RMSNorm as Hugging Face's Llama writes it: computed in fp32, cast back, then scaled (lesson 07)."""
+    """RMSNorm as Hugging Face's Llama writes it: computed in fp32, cast back, then scaled (lesson 05)."""
 
     def __init__(self, size: int, eps: float = 1e-5, **factory) -> None:
         super().__init__()
@@ -57,7 +57,7 @@ _SDPA_GROUPS = tuple(int(part) for part in torch.__version__.split(".")[:2]) >= 
 
 
 class Attention(nn.Module):
-    """Causal self-attention with grouped-query heads, through F.scaled_dot_product_attention (lesson 07)."""
+    """Causal self-attention with grouped-query heads, through F.scaled_dot_product_attention (lesson 05)."""
 
     def __init__(self, config: ModelConfig, **factory) -> None:
         super().__init__()
@@ -97,7 +97,7 @@ class Attention(nn.Module):
 
 
 class MLP(nn.Module):
-    """down(act(gate(x)) * up(x)) when gated (Llama), down(act(up(x))) when plain (GPT-2) (lesson 07)."""
+    """down(act(gate(x)) * up(x)) when gated (Llama), down(act(up(x))) when plain (GPT-2) (lesson 05)."""
 
     def __init__(self, config: ModelConfig, **factory) -> None:
         super().__init__()
@@ -115,7 +115,7 @@ class MLP(nn.Module):
 
 
 class Layer(nn.Module):
-    """One pre-norm transformer layer: x + attn(norm(x)), then x + mlp(norm(x)) (lesson 07)."""
+    """One pre-norm transformer layer: x + attn(norm(x)), then x + mlp(norm(x)) (lesson 05)."""
 
     def __init__(self, config: ModelConfig, **factory) -> None:
         super().__init__()
@@ -140,7 +140,7 @@ class Layer(nn.Module):
 
 
 class Transformer(nn.Module):
-    """A decoder-only language model with exactly the tensors of `config.tensors()` (lesson 07).
+    """A decoder-only language model with exactly the tensors of `config.tensors()` (lesson 05).
 
     `model(ids, labels)` returns the mean cross-entropy loss, computed in fp32 as Hugging Face does;
     `model(ids)` returns the logits of the last position only, as text generation needs.
@@ -177,7 +177,7 @@ class Transformer(nn.Module):
 
     def hidden(self, ids: torch.Tensor, cache: torch.Tensor | None = None, start: int = 0) -> torch.Tensor:
         """The final hidden states (after the last norm) for token ids of shape (batch, seq) at positions
-        start, start + 1, ... (lesson 07)."""
+        start, start + 1, ... (lesson 05)."""
         x = self.embed(ids)
         if self.config.learned_positions:
             x = x + self.pos_embed(torch.arange(start, start + ids.shape[1], device=ids.device))
@@ -191,7 +191,7 @@ class Transformer(nn.Module):
         return self.final_norm(x)
 
     def head(self, x: torch.Tensor) -> torch.Tensor:
-        """Logits from hidden states: the output head, or the embedding matrix when tied (lesson 07)."""
+        """Logits from hidden states: the output head, or the embedding matrix when tied (lesson 05)."""
         weight = self.embed.weight if self.config.tied_embeddings else self.lm_head.weight
         return F.linear(x, weight)
 
@@ -204,7 +204,7 @@ class Transformer(nn.Module):
 
     @torch.no_grad()
     def prefill(self, ids: torch.Tensor, cache: torch.Tensor) -> torch.Tensor:
-        """Read a prompt, fill `cache` with its keys and values, return the last position's logits (lesson 07)."""
+        """Read a prompt, fill `cache` with its keys and values, return the last position's logits (lesson 05)."""
         return self.head(self.hidden(ids, cache)[:, -1:])
 
     @torch.no_grad()
@@ -220,7 +220,7 @@ class Transformer(nn.Module):
         return self.head(self.hidden(ids, cache, start=position))
 
     def new_cache(self, batch: int, tokens: int, dtype: torch.dtype | None = None) -> torch.Tensor:
-        """An empty KV cache: (key/value, layer, batch, kv_heads, tokens, head_dim) (lesson 07)."""
+        """An empty KV cache: (key/value, layer, batch, kv_heads, tokens, head_dim) (lesson 05)."""
         c, weight = self.config, self.embed.weight
         shape = (2, c.num_layers, batch, c.num_kv_heads, tokens, c.head_dim)
         return torch.empty(shape, dtype=dtype or weight.dtype, device=weight.device)
@@ -231,7 +231,7 @@ class Transformer(nn.Module):
 
 
 class LoRALinear(nn.Module):
-    """A frozen linear layer plus a trainable low-rank update B(A(x)), as PEFT's LoRA layer works (lesson 07).
+    """A frozen linear layer plus a trainable low-rank update B(A(x)), as PEFT's LoRA layer works (lesson 05).
 
     Like PEFT, the adapter weights are kept in `adapter_dtype` (fp32 by default) and the input is
     cast to that dtype before it enters them; B starts at zero so the model starts unchanged.
@@ -256,7 +256,7 @@ class LoRALinear(nn.Module):
 
 
 def add_lora(model: Transformer, rank: int, targets: tuple[str, ...] = LORA_TARGETS, **kwargs) -> Transformer:
-    """Freeze `model` and wrap the named projections of every layer in LoRALinear (lesson 07)."""
+    """Freeze `model` and wrap the named projections of every layer in LoRALinear (lesson 05)."""
     unknown = set(targets) - set(LORA_TARGETS)
     if unknown or not targets:
         raise ValueError(f"targets must be a non-empty subset of {list(LORA_TARGETS)}, got {list(targets)!r}")

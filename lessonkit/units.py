@@ -1,4 +1,4 @@
-"""Byte units and storage dtypes: the one table of each that every lessonkit module reads (lessons 01, 03, 04, 07)."""
+"""Byte units and storage dtypes: the one table of each that every lessonkit module reads (lessons 01, 03, 04, 05)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Bytes per parameter, weight memory and unit conversion (lesson 03).
 
 The tables these read (bytes per dtype, bytes per unit) live in lessonkit/units.py; the VRAM
-estimator of lesson 07 lives in the lessonkit.estimate package, which imports this module (never
+estimator of lesson 05 lives in the lessonkit.estimate package, which imports this module (never
 the other way round).
 """
 

@@ -1,4 +1,4 @@
-"""lessonkit.bytecount: bytes of tensors, of a training step's parts, of saved activations, peaks (lessons 07, 08)."""
+"""lessonkit.bytecount: bytes of tensors, of a training step's parts, of saved activations, peaks (lessons 05, 09)."""
 
 from __future__ import annotations
 
@@ -79,7 +79,7 @@ def test_model_functions_reject_non_modules(fn):
 
 
 def test_buffers_count_as_weights_and_tied_tensors_once():
-    """The estimator's view: running statistics sit in memory next to the parameters (lessons 07, 08)."""
+    """The estimator's view: running statistics sit in memory next to the parameters (lessons 05, 09)."""
     net = torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.BatchNorm1d(8), torch.nn.Linear(8, 8))
     net[2].weight = net[0].weight  # tie two layers' weights
     params = list(net.parameters())  # parameters() skips a tensor it has already yielded

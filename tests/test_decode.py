@@ -1,4 +1,4 @@
-"""lessonkit.estimate.decode: the upper bound on decoding speed, bandwidth ÷ bytes read per step (lesson 07)."""
+"""lessonkit.estimate.decode: the upper bound on decoding speed, bandwidth ÷ bytes read per step (lesson 05)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""lessonkit.device: device choice, nvidia-smi readings and failures, device reports, catalog entry (lessons 01, 05)."""
+"""lessonkit.device: device choice, nvidia-smi readings and failures, device reports, catalog entry (lessons 01, 06)."""
 
 from __future__ import annotations
 

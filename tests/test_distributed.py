@@ -1,4 +1,4 @@
-"""lessonkit.distributed: two real processes under DDP match one process on the whole batch (lesson 09).
+"""lessonkit.distributed: two real processes under DDP match one process on the whole batch (lesson 10).
 
 The runs start real processes, so the successful run is shared by the tests that inspect it. Every run
 is bounded by run_data_parallel's own timeout.
@@ -26,7 +26,7 @@ from lessonkit.distributed import (
 
 @pytest.fixture(scope="module", autouse=True)
 def rank_server():
-    """As lesson 09 does in its imports: start the process the ranks are forked from (Linux; elsewhere nothing
+    """As lesson 10 does in its imports: start the process the ranks are forked from (Linux; elsewhere nothing
     to start) before the first run. Started here rather than at import, so that only the test process that runs
     this file pays for it (the unit tests run in several processes, and each one collects every file)."""
     start_rank_server()

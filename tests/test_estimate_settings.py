@@ -1,4 +1,4 @@
-"""Each estimate_* function shows and takes exactly the settings its job checks, written once (lesson 07)."""
+"""Each estimate_* function shows and takes exactly the settings its job checks, written once (lesson 05)."""
 
 from __future__ import annotations
 

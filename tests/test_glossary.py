@@ -36,7 +36,7 @@ REQUIRED = [
     "Activation checkpointing", "Data parallelism", "KV cache", "Quantisation",
 ]  # fmt: skip
 SOURCES = {"zh_hans": {"001", "004"}, "zh_hant": {"000", "003"}}  # the Simplified and the Traditional articles
-# The keys issue 13 (item 2) asked for, for the terms of lessons 05-10.
+# The keys issue 13 (item 2) asked for, for the terms of lessons 05-11.
 DEEP_DIVE_KEYS = """
     mantissa_exponent peak_tflops arithmetic_intensity roofline pinned_memory epoch step normalisation shuffling
     forward_pass loss backward_pass gradient learning_rate lr_schedule optimizer overfitting regularisation

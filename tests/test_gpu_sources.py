@@ -1,4 +1,4 @@
-"""Every figure in lessonkit/data/gpus.json has a source, and a primary one (lessons 03, 05, 07).
+"""Every figure in lessonkit/data/gpus.json has a source, and a primary one (lessons 03, 05, 06).
 
 The catalog declares its primary hosts (vendors' sites, NVIDIA's document library, arXiv) under
 `primary_sources`. A figure whose only source is elsewhere (a reseller, a blog, a stranger's

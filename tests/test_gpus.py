@@ -1,4 +1,4 @@
-"""lessonkit.gpus: bandwidth, board power, dense peaks and Tensor Cores in the catalog (lessons 05, 07)."""
+"""lessonkit.gpus: bandwidth, board power, dense peaks and Tensor Cores in the catalog (lessons 05, 06)."""
 
 from __future__ import annotations
 
@@ -165,7 +165,7 @@ def test_malformed_entries_are_refused():
         gpus._spec({**entry, "peak_tflops": {}, "peak_tops": {"int4": 1.0}})
 
 
-# --- what a program can allocate (lesson 07's fits) ----------------------------------------------
+# --- what a program can allocate (lesson 05's fits) ----------------------------------------------
 
 
 def test_the_t4_allocates_cudas_recorded_total_not_nvidia_smis():

@@ -194,18 +194,18 @@ def test_handout_html_is_self_contained(monkeypatch: pytest.MonkeyPatch):
     nb.cells.insert(
         0,
         new_markdown_cell(
-            "# 09 · A test\n[![Open In Colab](https://x.example/badge.svg)](https://x.example)\n\nBytes: $2^{30}$"
+            "# 10 · A test\n[![Open In Colab](https://x.example/badge.svg)](https://x.example)\n\nBytes: $2^{30}$"
         ),
     )
     nb.cells[1].execution_count = 4
     handouts.staticize_widgets(nb)
     before = nbformat.writes(nb)
-    page, formulas = handouts.to_html(nb, "09 · A test", "outputs from cpu: test machine · 2030-01-01 00:00 UTC")
+    page, formulas = handouts.to_html(nb, "10 · A test", "outputs from cpu: test machine · 2030-01-01 00:00 UTC")
     assert nbformat.writes(nb) == before, "to_html works on a copy"
     assert formulas == 1 and '<math display="inline"><mtext>2^{30}</mtext></math>' in page
     assert "XHANDOUTMATH" not in page
     assert handouts.remote_references(page) == []
-    assert "<title>09 · A test</title>" in page
+    assert "<title>10 · A test</title>" in page
     assert "outputs from cpu: test machine · 2030-01-01 00:00 UTC" in page
     assert '<span class="handout-image-text">Open In Colab</span>' in page
     assert "white-space: pre-wrap" in page  # the handout stylesheet is inlined
@@ -214,10 +214,10 @@ def test_handout_html_is_self_contained(monkeypatch: pytest.MonkeyPatch):
 
 
 def test_reading_order_is_the_core_path_then_the_deep_dives_then_the_rest():
-    names = ["99_extra", "05_deep", "01_a", "07_core", "10_timer", "04_ex", "02_b"]
+    names = ["99_extra", "06_deep", "01_a", "05_core", "11_timer", "04_ex", "02_b"]
     ordered = [p.stem for p in handouts.reading_order(Path(f"notebooks/{n}.ipynb") for n in names)]
-    assert ordered == ["01_a", "02_b", "04_ex", "07_core", "05_deep", "10_timer", "99_extra"]
-    labels = [handouts.kind_label(n) for n in ("01", "07", "05", "10", "99")]
+    assert ordered == ["01_a", "02_b", "04_ex", "05_core", "06_deep", "11_timer", "99_extra"]
+    labels = [handouts.kind_label(n) for n in ("01", "05", "06", "11", "99")]
     assert labels == ["core", "core", "optional deep dive", "optional deep dive", ""]
 
 

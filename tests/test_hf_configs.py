@@ -1,4 +1,4 @@
-"""ModelConfig.from_hf_config on real config.json files: exact published parameter counts, MoE, refusals (lesson 07).
+"""ModelConfig.from_hf_config on real config.json files: exact published parameter counts, MoE, refusals (lesson 05).
 
 Each file in tests/data/hf_configs/ is a model's config.json typed in from huggingface.co; SOURCES.md
 there gives its address and the source of the published total that PUBLISHED repeats here.

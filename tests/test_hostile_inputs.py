@@ -310,7 +310,7 @@ EXEMPT = {
     "tables; no learner's value reaches it (tested in test_i18n_core.py)",
     "estimate.resolve.tensor_bytes": "sums resolve's own Tensor records, built from a checked model; no learner's "
     "value reaches it",
-    "exercises.lesson10.tiny_add": "takes no arguments",
+    "exercises.lesson11.tiny_add": "takes no arguments",
     "device.pick_device": "takes no arguments",
     "device.in_colab": "takes no arguments",
     "distributed.ddp_worker": "runs inside a spawned process with arguments built by run_data_parallel",

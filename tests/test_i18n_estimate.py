@@ -1,5 +1,5 @@
 """The estimator's labels and notes, the GPU catalog's memory bases, a model's shape, the cloud prices and lesson 02's
-recorded run, in both Chinese editions (lessons 02, 07, 08, 09); English unchanged by default."""
+recorded run, in both Chinese editions (lessons 02, 05, 09, 10); English unchanged by default."""
 
 from __future__ import annotations
 
@@ -246,7 +246,7 @@ def test_a_models_shape_in_english_is_unchanged():
     assert llama_like(8e9).name == "Llama-3-style shape, hidden 4096"
 
 
-# --- data shown in lessons 02 and 07 --------------------------------------------------------------
+# --- data shown in lessons 02 and 05 --------------------------------------------------------------
 
 
 def _data(name: str) -> dict:
@@ -278,7 +278,7 @@ def test_cloud_prices_speak_the_edition_and_keep_their_groups(edition):
     for p, e in zip(shown, english):
         assert (p.gpu, p.memory_gb, p.usd_per_gpu_hour, p.read) == (e.gpu, e.memory_gb, e.usd_per_gpu_hour, e.read)
         assert english_left(p.offer + " " + p.gpu_class + " " + p.source) == [], p
-        # lesson 07 groups listings by what comes before " (", and a class's size stays "NN GB"
+        # lesson 05 groups listings by what comes before " (", and a class's size stays "NN GB"
         assert (" (" in p.gpu_class) == (" (" in e.gpu_class)
         assert re.findall(r"\d+ GB", p.gpu_class) == re.findall(r"\d+ GB", e.gpu_class)
         assert "https://" in p.source

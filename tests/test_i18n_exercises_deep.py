@@ -1,4 +1,4 @@
-"""The Check yourself questions of lessons 05-10 speak each edition's Chinese, and English is unchanged by default."""
+"""The Check yourself questions of lessons 05-11 speak each edition's Chinese, and English is unchanged by default."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from lessonkit.exercises.display import INCORRECT
 from lessonkit.exercises.kinds import ChoiceExercise, NumberExercise
 
 ROOT = Path(__file__).resolve().parent.parent
-LESSONS = ("05", "06", "07", "08", "09", "10")
+LESSONS = ("05", "06", "07", "09", "10", "11")
 EDITIONS = ("zh-Hans", "zh-Hant")
 MODULES = [ROOT / "lessonkit" / "exercises" / f"lesson{n}.py" for n in LESSONS]
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -31,7 +31,7 @@ def english_again():
 # One wrong answer per lesson: (exercise, answer, the English verdict today, a part of each edition's verdict).
 WRONG = [
     (
-        "05-t4-tf32",
+        "06-t4-tf32",
         "A",
         "A) the flag only allows TF32 where a GPU has it. The T4 is Turing, compute capability 7.5, and TF32 "
         "needs 8.0 or newer.",
@@ -39,34 +39,34 @@ WRONG = [
          "zh-Hant": "A) 這個旗標只是在 GPU 具備 TF32 時允許使用它。T4 是 Turing 架構，運算能力 7.5"},
     ),
     (
-        "06-steps",
+        "07-steps",
         30,
         "that is the number of steps in one epoch. The run lasts 10 epochs.",
         {"zh-Hans": "这是一轮的步数。整个训练要跑 10 轮。",
          "zh-Hant": "這是一個 epoch 的步數。整個訓練要跑 10 個 epoch。"},
     ),
     (
-        "07-where-to-run",
+        "05-where-to-run",
         "B",
         "B) a rented GPU bills every hour it runs, busy or idle. And a 7B model does not need an 80 GB card.",
         {"zh-Hans": "B) 租用的 GPU 只要在运行就按小时计费", "zh-Hant": "B) 租用的 GPU 只要在執行就按小時計費"},
     ),
     (
-        "08-accumulation",
+        "09-accumulation",
         7,
         "the first micro-batch counts too: 7 more after it make 8 in all, and the step comes after the last.",
         {"zh-Hans": "第一个微批次也要算上：在它之后再来 7 个，一共是 8 个",
          "zh-Hant": "第一個微批次也要算上：在它之後再來 7 個，一共是 8 個"},
     ),
     (
-        "09-straggler",
+        "10-straggler",
         100,
         "that is the fast GPUs' time. They cannot take the next step before the all-reduce, and the all-reduce "
         "waits for the slow GPU.",
         {"zh-Hans": "这是快的 GPU 所用的时间。", "zh-Hant": "這是快的 GPU 所用的時間。"},
     ),
     (
-        "10-which-timer",
+        "11-which-timer",
         "B",
         "B) the first call pays one-time start-up costs, which say nothing about the kernel's speed.",
         {"zh-Hans": "B) 第一次调用要付出一次性的启动成本", "zh-Hant": "B) 第一次呼叫要付出一次性的啟動成本"},
@@ -120,19 +120,19 @@ def test_every_text_of_lessons_05_to_10_is_translated(edition):
 
 
 def test_an_explanation_built_when_shown_follows_the_language():
-    ex = EXERCISES["07-chat-memory"]
+    ex = EXERCISES["05-chat-memory"]
     lessonkit.set_language("zh-Hans")
     assert "个参数 × 2 字节" in ex.solution().explanation and "KV 缓存" in ex.solution().explanation
     lessonkit.set_language("zh-Hant")
     assert "個參數 × 2 位元組" in ex.solution().explanation and "KV 快取" in ex.solution().explanation
-    assert "# 每次呼叫的微秒數" in EXERCISES["10-idle-share"].solution().code
+    assert "# 每次呼叫的微秒數" in EXERCISES["11-idle-share"].solution().code
     lessonkit.set_language("en")
     assert ex.solution().explanation.startswith("Weights: 8,030,261,248 parameters × 2 bytes = ")
-    assert "# microseconds per call" in EXERCISES["10-idle-share"].solution().code
+    assert "# microseconds per call" in EXERCISES["11-idle-share"].solution().code
 
 
 def _marked() -> set[str]:
-    """The English templates lessons 05-10 mark with _() or lazy()."""
+    """The English templates lessons 05-11 mark with _() or lazy()."""
     found = set()
     for path in MODULES:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):

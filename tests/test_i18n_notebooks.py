@@ -86,7 +86,7 @@ def test_an_edition_speaks_its_language_from_the_setup_cell_on(edition):
 
 @pytest.fixture
 def tree(tmp_path: Path) -> Path:
-    """A copy of lesson 09, its catalogs, its built editions and the glossary."""
+    """A copy of lesson 10, its catalogs, its built editions and the glossary."""
     for relative in [
         f"notebooks/{PLANT.name}",
         "lessonkit/data/glossary.json",

@@ -1,4 +1,4 @@
-"""Lessons 05 and 10: the roofline stays legible, the timer internals live in lesson 10, and the questions
+"""Lessons 06 and 11: the roofline stays legible, the timer internals live in lesson 11, and the questions
 quote the figures their exercises are checked against."""
 
 from __future__ import annotations
@@ -12,16 +12,16 @@ import nbformat
 import pytest
 import torch
 
-from lessonkit.exercises.lesson10 import tiny_add
+from lessonkit.exercises.lesson11 import tiny_add
 from lessonkit.gpus import find_gpu
 from lessonkit.reference import gpu_checks
 from lessonkit.timing import format_seconds, gb_per_s, matmul_flops, tflops
 
 ROOT = Path(__file__).resolve().parent.parent
-LESSON_05 = ROOT / "notebooks/05_tensor_cores_precision_bandwidth.ipynb"
-LESSON_10 = ROOT / "notebooks/10_inside_the_timer.ipynb"
-ROOFLINE_CELLS = ("a1e0e177", "0d40355e")  # lesson 05: the points and roofs, then the figure
-MOVED_CELLS = {"b76f622b", "69d53d51", "925ea74e", "4be7b12b"}  # the old Step 9 of lesson 05
+LESSON_05 = ROOT / "notebooks/06_tensor_cores_precision_bandwidth.ipynb"
+LESSON_10 = ROOT / "notebooks/11_inside_the_timer.ipynb"
+ROOFLINE_CELLS = ("a1e0e177", "0d40355e")  # lesson 06: the points and roofs, then the figure
+MOVED_CELLS = {"b76f622b", "69d53d51", "925ea74e", "4be7b12b"}  # the old Step 9 of lesson 06
 
 
 def cells(path: Path) -> list[nbformat.NotebookNode]:
@@ -67,7 +67,7 @@ T4 = {
 
 
 def draw_roofline(case: dict, monkeypatch) -> matplotlib.figure.Figure:
-    """Run lesson 05's two roofline cells on `case`'s figures; return the figure they draw."""
+    """Run lesson 06's two roofline cells on `case`'s figures; return the figure they draw."""
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -83,7 +83,7 @@ def draw_roofline(case: dict, monkeypatch) -> matplotlib.figure.Figure:
         **{k: v for k, v in case.items() if k != "small"},
     }
     for cell_id in ROOFLINE_CELLS:
-        exec(compile(source(LESSON_05, cell_id), f"<lesson 05 cell {cell_id}>", "exec"), names)
+        exec(compile(source(LESSON_05, cell_id), f"<lesson 06 cell {cell_id}>", "exec"), names)
     return plt.gcf()
 
 
@@ -151,8 +151,8 @@ def test_timer_internals_moved_from_lesson_05_to_lesson_10():
     assert MOVED_CELLS <= ids_10 and not MOVED_CELLS & ids_05
     text_05 = "\n".join(c.source for c in cells(LESSON_05))
     for internal in ("flush_cache", "do_bench", "Step 9"):
-        assert internal not in text_05, f"lesson 05 still mentions {internal}"
-    assert "10_inside_the_timer.ipynb" in text_05  # but points at the lesson that has them
+        assert internal not in text_05, f"lesson 06 still mentions {internal}"
+    assert "11_inside_the_timer.ipynb" in text_05  # but points at the lesson that has them
 
 
 @pytest.mark.parametrize("path", [LESSON_05, LESSON_10], ids=lambda p: p.name[:2])

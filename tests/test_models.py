@@ -1,4 +1,4 @@
-"""lessonkit.models: shapes, parameter counts against published totals, the catalog's sources (lesson 07)."""
+"""lessonkit.models: shapes, parameter counts against published totals, the catalog's sources (lesson 05)."""
 
 from __future__ import annotations
 

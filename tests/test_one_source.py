@@ -65,17 +65,17 @@ DELIBERATE = [
         "retells the original lesson's rough reasoning, which the lesson then corrects",
     ),
     (
-        "05",
+        "06",
         "NVIDIA's T4 product page says 320+ GB/s",
         "the footnote that names the other published T4 bandwidth (catalog: other_published) and why 300 is used",
     ),
     (
-        "05",
+        "06",
         "2 × 5000³ operations in 0.088 s is 2.84 TFLOP/s",
         "a speed measured on a Colab T4 (lesson 02's recorded run), set against the catalog's peak",
     ),
     (
-        "05",
+        "06",
         "32 GB/s each way of the PCIe 4.0 link of an A100",
         "the PCIe link's speed, not the A100's memory bandwidth",
     ),
@@ -217,12 +217,12 @@ def test_every_deliberate_exception_still_exists():
 
 
 def test_a_catalog_edit_that_contradicts_a_lesson_fails(gpus):
-    """Planted: the T4's datasheet bandwidth changed to 320 GB/s; lesson 05's '300 GB/s' sentence must be named."""
+    """Planted: the T4's datasheet bandwidth changed to 320 GB/s; lesson 06's '300 GB/s' sentence must be named."""
     changed = dict(gpus)
     t4 = gpus["T4"]
     changed["T4"] = GpuSpec(**{**t4.__dict__, "bandwidth_gb_s": 320.0, "other_published": {}})
     problems = contradictions(lesson_quotes(), changed)
-    assert any(p.startswith("05_") and "300 GB/s for T4" in p for p in problems), problems
+    assert any(p.startswith("06_") and "300 GB/s for T4" in p for p in problems), problems
 
 
 OLD_SPEC_TABLE = """| GPU | memory bandwidth | 16-bit Tensor TFLOP/s (dense) | sources |
@@ -233,9 +233,9 @@ OLD_SPEC_TABLE = """| GPU | memory bandwidth | 16-bit Tensor TFLOP/s (dense) | s
 | H100 (SXM) | 3.35 TB/s | 989 | [Google Cloud GPU table](https://cloud.google.com/compute/docs/gpus) |"""
 
 
-def test_the_spec_table_lesson_07_used_to_retype_is_caught(gpus):
-    """Planted: lesson 07's old hand-typed table, whose T4 and A100 rows contradicted the catalog (issue 12)."""
-    problems = contradictions(quotes("07_planted.ipynb", "old", OLD_SPEC_TABLE), gpus)
+def test_the_spec_table_lesson_05_used_to_retype_is_caught(gpus):
+    """Planted: lesson 05's old hand-typed table, whose T4 and A100 rows contradicted the catalog (issue 12)."""
+    problems = contradictions(quotes("05_planted.ipynb", "old", OLD_SPEC_TABLE), gpus)
     assert [p.split(": ", 1)[1].split(" in ")[0] for p in problems] == ["320 GB/s for T4", "1.9 TB/s for A100"]
 
 

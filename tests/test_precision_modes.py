@@ -121,7 +121,7 @@ def test_a_precision_that_contradicts_the_modules_parameters_is_refused(precisio
 
 
 def test_the_old_precision_names_keep_their_meaning():
-    """mixed_* is mixed precision with master weights (lesson 07's 2 + 2 + 4 + 8); bf16/fp16 are pure 16-bit."""
+    """mixed_* is mixed precision with master weights (lesson 05's 2 + 2 + 4 + 8); bf16/fp16 are pure 16-bit."""
     assert TRAINING_RECIPES["mixed_bf16"] == {"weights": "bf16", "master": "fp32", "state": "fp32", "compute": "bf16"}
     assert TRAINING_RECIPES["bf16"] == {"weights": "bf16", "master": None, "state": "bf16", "compute": "bf16"}
     assert TRAINING_RECIPES["autocast_fp16"] == {"weights": "fp32", "master": None, "state": "fp32", "compute": "fp16"}

@@ -1,4 +1,4 @@
-"""lessonkit.prices: lesson 07's cloud GPU prices, each with its source and the date it was read."""
+"""lessonkit.prices: lesson 05's cloud GPU prices, each with its source and the date it was read."""
 
 from __future__ import annotations
 

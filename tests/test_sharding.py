@@ -1,5 +1,5 @@
-"""lessonkit.estimate.sharding: one GPU's memory under DDP, ZeRO-1/2/3, FSDP and tensor parallelism (lessons 07, 09),
-and what fits() compares with: the memory a program can allocate (lesson 07)."""
+"""lessonkit.estimate.sharding: one GPU's memory under DDP, ZeRO-1/2/3, FSDP and tensor parallelism (lessons 05, 10),
+and what fits() compares with: the memory a program can allocate (lesson 05)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""lessonkit.spirals is lesson 06's toy problem, unchanged: lessons 08 and 09 start from exactly what 06 built.
+"""lessonkit.spirals is lesson 07's toy problem, unchanged: lessons 09 and 10 start from exactly what 06 built.
 
-Lesson 06 writes make_spirals, the split, make_loader, make_model, train and evaluate in its own cells. This test
+Lesson 07 writes make_spirals, the split, make_loader, make_model, train and evaluate in its own cells. This test
 runs those cells (found by cell id) on the CPU and checks that lessonkit.spirals gives the same tensors, the same
 starting weights and the same training losses, so an edit to either copy that the other lacks fails here.
 """
@@ -15,21 +15,21 @@ import torch
 
 from lessonkit import spirals
 
-LESSON_06 = Path(__file__).resolve().parent.parent / "notebooks" / "06_how_a_gpu_trains_a_model.ipynb"
+LESSON_06 = Path(__file__).resolve().parent.parent / "notebooks" / "07_how_a_gpu_trains_a_model.ipynb"
 CELLS = ("feb06c97", "28fc2671", "c58903ed", "88bfb358", "462e77e7")  # imports, data, split, loader, helpers
 
 
 @pytest.fixture(scope="module")
 def lesson():
-    """The namespace lesson 06's cells leave behind, run on the CPU."""
+    """The namespace lesson 07's cells leave behind, run on the CPU."""
     cells = {c["id"]: "".join(c["source"]) for c in json.loads(LESSON_06.read_text("utf-8"))["cells"]}
     missing = [cid for cid in CELLS if cid not in cells]
-    assert not missing, f"lesson 06 no longer has cells {missing}: update CELLS and lessonkit/spirals.py"
+    assert not missing, f"lesson 07 no longer has cells {missing}: update CELLS and lessonkit/spirals.py"
     namespace: dict = {}
     threads = torch.get_num_threads()
     try:
         for cid in CELLS:
-            exec(compile(cells[cid], f"lesson 06 cell {cid}", "exec"), namespace)
+            exec(compile(cells[cid], f"lesson 07 cell {cid}", "exec"), namespace)
             namespace["device"] = torch.device("cpu")  # as lessonkit.spirals defaults to, on any machine
     finally:
         torch.set_num_threads(threads)  # the imports cell pins one thread on a CPU
@@ -43,7 +43,7 @@ def test_the_data_is_lesson_06s(lesson):
     data = spirals.spiral_data()
     for name in ("x_train", "y_train", "x_val", "y_val"):
         assert torch.equal(getattr(data, name), lesson[name]), name
-    noisy = spirals.make_spirals(noise=0.6, seed=2)  # lesson 06's overfitting set
+    noisy = spirals.make_spirals(noise=0.6, seed=2)  # lesson 07's overfitting set
     assert all(torch.equal(a, b) for a, b in zip(noisy, lesson["make_spirals"](noise=0.6, seed=2), strict=True))
 
 

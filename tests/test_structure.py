@@ -97,7 +97,7 @@ def test_next_lesson_follows_the_core_path_then_the_deep_dives():
     assert {lesson_kind(n) for n in CORE_PATH} == {"core"} and {lesson_kind(n) for n in DEEP_DIVES} == {"deep dive"}
 
 
-@pytest.mark.parametrize("bad", ["11", "5", 5, None, "01_find_your_gpu.ipynb"])
+@pytest.mark.parametrize("bad", ["12", "5", 5, None, "01_find_your_gpu.ipynb"])
 def test_a_bad_lesson_number_is_named(bad):
     with pytest.raises(ValueError, match="number must be a lesson number"):
         lesson_kind(bad)
@@ -134,7 +134,7 @@ def test_next_links_to_the_lesson_that_follows_in_reading_order(path):
     assert f"]({target})" in read(path).cells[-1].source
 
 
-# A link that names a lesson by number and title: [05 · Tensor Cores, precision and memory bandwidth](05_….ipynb)
+# A link that names a lesson by number and title: [06 · Tensor Cores, precision and memory bandwidth](05_….ipynb)
 TITLED_LINK = re.compile(r"\[(\d\d · [^\]]+)\]\((\d\d_[a-z0-9_]+\.ipynb)\)")
 
 

@@ -1,4 +1,4 @@
-"""lessonkit.estimate's API: estimates, fits, the largest model, bad input, rendering (lesson 07)."""
+"""lessonkit.estimate's API: estimates, fits, the largest model, bad input, rendering (lesson 05)."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ T4 = find_gpu("T4")
 
 
 def test_each_estimator_name_has_one_home():
-    # lesson 03's vram no longer hands out lesson 07's estimator: each name is imported from its owner
+    # lesson 03's vram no longer hands out lesson 05's estimator: each name is imported from its owner
     for name in ("estimate", "fits", "Fit", "largest_model_that_fits", "DEFAULT_CUDA_CONTEXT_BYTES"):
         assert not hasattr(vram, name), f"lessonkit.vram.{name} should not exist"
     with pytest.raises(AttributeError, match="has no attribute 'fits'"):

@@ -1,4 +1,4 @@
-"""lessonkit.calculator: the fit table, the stacked-bar plot and the interactive calculator (lesson 07)."""
+"""lessonkit.calculator: the fit table, the stacked-bar plot and the interactive calculator (lesson 05)."""
 
 from __future__ import annotations
 
@@ -139,9 +139,9 @@ def test_calculator_widget_follows_its_controls():
     assert calc.values["dtype"] == MODE_DTYPES["full"][0] == calc.controls["dtype"].value
 
 
-# --- each job's usual settings: the calculator's defaults agree with lesson 07's fit tables ---
+# --- each job's usual settings: the calculator's defaults agree with lesson 05's fit tables ---
 
-LESSON = Path(__file__).resolve().parent.parent / "notebooks" / "07_choosing_a_gpu_and_a_cloud.ipynb"
+LESSON = Path(__file__).resolve().parent.parent / "notebooks" / "05_choosing_a_gpu_and_a_cloud.ipynb"
 LESSON_GPUS = ("T4", "L4", "RTX_4090", "A100_40GB", "A100_80GB_SXM", "H100_SXM", "H200")  # the tables' columns
 # (job, dtype) of each fit table the lesson shows, plus LoRA on a 16-bit base; None: the job's usual dtype
 TABLES = [("inference", None), ("inference", "int4"), ("qlora", None), ("lora", None), ("full", None)]
@@ -235,7 +235,7 @@ def test_the_widget_shows_the_settings_of_the_mode_chosen():
 
 
 def lesson_calls(name: str) -> list[ast.Call]:
-    """Every call of `name` in lesson 07's code cells."""
+    """Every call of `name` in lesson 05's code cells."""
     cells = json.loads(LESSON.read_text("utf-8"))["cells"]
     code = "\n".join(
         "".join(c["source"]) for c in cells if c["cell_type"] == "code" and "%pip" not in "".join(c["source"])

@@ -1,4 +1,4 @@
-"""The VRAM estimator against real tensors: exact for weights, gradients and optimizer state (lesson 07).
+"""The VRAM estimator against real tensors: exact for weights, gradients and optimizer state (lesson 05).
 
 Every test here builds real models on the CPU, runs real forward, backward and optimizer steps, and
 counts the bytes the tensors hold (lessonkit.bytecount); the estimate for the same module must

@@ -1,4 +1,4 @@
-"""The VRAM calculator of lesson 07: a fit table, a stacked-bar plot, and interactive controls.
+"""The VRAM calculator of lesson 05: a fit table, a stacked-bar plot, and interactive controls.
 
 Everything here draws on lessonkit.estimate's estimates. `Calculator` works without a browser too:
 its `report()` and `figure()` show the current result as ordinary output, so a notebook shows real

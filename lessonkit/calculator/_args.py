@@ -1,4 +1,4 @@
-"""Argument readers and option wording shared by the calculator's modules (lesson 07)."""
+"""Argument readers and option wording shared by the calculator's modules (lesson 05)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from lessonkit.models import ModelConfig
 
 
 def items(name: str, values: Any, example: str) -> list[Any]:
-    """`values` as a list (None: empty), or a TypeError naming the argument `name` (lesson 07)."""
+    """`values` as a list (None: empty), or a TypeError naming the argument `name` (lesson 05)."""
     if values is None:
         return []
     if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
@@ -23,7 +23,7 @@ def items(name: str, values: Any, example: str) -> list[Any]:
 
 
 def entry(name: str, value: Any, kind: type, find: Any) -> Any:
-    """A catalog entry of `kind`, given as one or by its name; errors name the argument `name` (lesson 07)."""
+    """A catalog entry of `kind`, given as one or by its name; errors name the argument `name` (lesson 05)."""
     if isinstance(value, kind):
         return value
     if not isinstance(value, str):
@@ -35,7 +35,7 @@ def entry(name: str, value: Any, kind: type, find: Any) -> Any:
 
 
 def model_entry(name: str, value: Any) -> ModelConfig:
-    """A model's shape from a catalog name, a ModelConfig or a config.json (a dict or a path) (lesson 07).
+    """A model's shape from a catalog name, a ModelConfig or a config.json (a dict or a path) (lesson 05).
 
     Errors name the argument `name`. A bare parameter count or a torch module is refused: a table
     row and the calculator need the model's shape and name.
@@ -63,7 +63,7 @@ def model_list(values: Any) -> tuple[ModelConfig, ...]:
 
 
 def gpu_entry(value: Any) -> GpuSpec | MachineBudget:
-    """A catalog GPU, or this machine's free memory ("this_machine"); errors name the argument gpus (lesson 07)."""
+    """A catalog GPU, or this machine's free memory ("this_machine"); errors name the argument gpus (lesson 05)."""
     if isinstance(value, str) and value == THIS_MACHINE:
         value = this_machine()
     if isinstance(value, MachineBudget):
@@ -74,7 +74,7 @@ def gpu_entry(value: Any) -> GpuSpec | MachineBudget:
 
 
 def describe(options: dict[str, Any]) -> str:
-    """The options of an estimate in words, e.g. ' (4096 tokens, activation checkpointing)' (lesson 07)."""
+    """The options of an estimate in words, e.g. ' (4096 tokens, activation checkpointing)' (lesson 05)."""
     parts = []
     for key, value in options.items():
         if key == "seq_len":

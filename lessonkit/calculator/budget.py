@@ -1,4 +1,4 @@
-"""The memory free now on this machine's CUDA GPU, as a budget like a catalog GPU's (lesson 07)."""
+"""The memory free now on this machine's CUDA GPU, as a budget like a catalog GPU's (lesson 05)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ THIS_MACHINE = "this_machine"  # the calculator's and fit table's name for this 
 
 @dataclass(frozen=True)
 class MachineBudget:
-    """The memory free now on this machine's CUDA GPU, a budget like a catalog GPU's (lesson 07).
+    """The memory free now on this machine's CUDA GPU, a budget like a catalog GPU's (lesson 05).
 
     False like a bool when there is none (no CUDA GPU here: `reason` says why). The free figure is
     torch.cuda.mem_get_info's, read after this process's CUDA context exists, so the context is already
@@ -30,7 +30,7 @@ class MachineBudget:
 
     @classmethod
     def given(cls, free_bytes: Any) -> MachineBudget:
-        """A budget of `free_bytes` given by hand (a number of bytes or a size such as '300MiB') (lesson 07)."""
+        """A budget of `free_bytes` given by hand (a number of bytes or a size such as '300MiB') (lesson 05)."""
         return cls(None, check_bytes("free_bytes", free_bytes))
 
     def __bool__(self) -> bool:
@@ -38,24 +38,24 @@ class MachineBudget:
 
     @property
     def context_in_use(self) -> bool:
-        """True when read from this process's GPU: its CUDA context exists, so estimates leave it out (lesson 07)."""
+        """True when read from this process's GPU: its CUDA context exists, so estimates leave it out (lesson 05)."""
         return self.gpu_name is not None
 
     @property
     def usable_bytes(self) -> int:
-        """The budget in bytes: the free memory (0 when there is none) (lesson 07)."""
+        """The budget in bytes: the free memory (0 when there is none) (lesson 05)."""
         return self.free_bytes or 0
 
     @property
     def name(self) -> str:
-        """E.g. 'Tesla T4 (free now)', as fits() and the plots name a GPU (lesson 07)."""
+        """E.g. 'Tesla T4 (free now)', as fits() and the plots name a GPU (lesson 05)."""
         if not self:
             return _("no CUDA GPU here")
         return _("the budget given") if self.gpu_name is None else _("{gpu} (free now)").format(gpu=self.gpu_name)
 
     @property
     def summary(self) -> str:
-        """E.g. 'Tesla T4, 0.29 GiB (300 MiB) free now of 14.75 GiB', or why there is no budget (lesson 07)."""
+        """E.g. 'Tesla T4, 0.29 GiB (300 MiB) free now of 14.75 GiB', or why there is no budget (lesson 05)."""
         if not self:
             return _("no CUDA GPU here: {reason}").format(reason=self.reason)
         if self.gpu_name is None:
@@ -67,7 +67,7 @@ class MachineBudget:
         )
 
     def _free(self) -> str:
-        """E.g. '0.29 GiB (300 MiB)' (lesson 07)."""
+        """E.g. '0.29 GiB (300 MiB)' (lesson 05)."""
         return f"{format_bytes(self.usable_bytes, 'GiB', 2)} ({format_bytes(self.usable_bytes, 'MiB', 0)})"
 
     def __repr__(self) -> str:
@@ -82,7 +82,7 @@ class MachineBudget:
 
 
 def this_machine(device: Any = None) -> MachineBudget:
-    """The memory free now on this machine's CUDA GPU (default: the best device), or why there is none (lesson 07)."""
+    """The memory free now on this machine's CUDA GPU (default: the best device), or why there is none (lesson 05)."""
     memory = device_memory(device)  # from torch.cuda.mem_get_info: starts no nvidia-smi
     if memory.kind != "cuda" or memory.free_bytes is None:
         if memory.kind == "cpu":

@@ -1,4 +1,4 @@
-"""The jobs the calculator and the fit tables offer, each with the settings it normally uses (lesson 07).
+"""The jobs the calculator and the fit tables offer, each with the settings it normally uses (lesson 05).
 
 Inference, LoRA and full fine-tuning are the estimator's three modes; QLoRA is LoRA on a 4-bit (int4)
 base, offered as a job of its own because it is how most people fine-tune on a small GPU. A job's usual
@@ -41,7 +41,7 @@ _JOB_LABELS = MappingProxyType(
 
 @dataclass(frozen=True)
 class Job:
-    """One choice of the calculator's Mode menu, and the settings it normally uses (lesson 07)."""
+    """One choice of the calculator's Mode menu, and the settings it normally uses (lesson 05)."""
 
     key: str  # "qlora"
     label: str | Lazy  # "QLoRA fine-tuning (4-bit base)": str() of it is in the language lessonkit speaks then
@@ -53,12 +53,12 @@ class Job:
 
     @property
     def dtype(self) -> str:
-        """The dtype this job normally uses: the first one it offers (lesson 07)."""
+        """The dtype this job normally uses: the first one it offers (lesson 05)."""
         return self.dtypes[0]
 
     @property
     def options(self) -> dict[str, Any]:
-        """The estimate's usual settings for this job: tokens, batch and, in training, checkpointing (lesson 07)."""
+        """The estimate's usual settings for this job: tokens, batch and, in training, checkpointing (lesson 05)."""
         found: dict[str, Any] = {"seq_len": self.seq_len, "batch": self.batch}
         if self.mode != "inference":
             found["checkpointing"] = self.checkpointing
@@ -66,12 +66,12 @@ class Job:
 
     @property
     def defaults(self) -> dict[str, Any]:
-        """What the calculator sets on a switch to this job: dtype, tokens, batch, checkpointing (lesson 07)."""
+        """What the calculator sets on a switch to this job: dtype, tokens, batch, checkpointing (lesson 05)."""
         return {"dtype": self.dtype, "seq_len": self.seq_len, "batch": self.batch, "checkpointing": self.checkpointing}
 
 
 def _job(key: str, label: str | Lazy, mode: str, dtypes: Sequence[str]) -> Job:
-    """A job whose tokens and batch are the estimator's defaults for `mode` (lesson 07)."""
+    """A job whose tokens and batch are the estimator's defaults for `mode` (lesson 05)."""
     usual = {p.name: p.default for p in settings(_ESTIMATORS[mode])}
     training = mode != "inference"
     return Job(key, label, mode, tuple(dtypes), usual["seq_len"], usual["batch"], training and TRAINING_CHECKPOINTING)

@@ -1,4 +1,4 @@
-"""The stacked-bar plot of memory part by part, one bar per estimate or per moment (lesson 07)."""
+"""The stacked-bar plot of memory part by part, one bar per estimate or per moment (lesson 05)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def plot_breakdown(
     unit: str = "GiB",
     ax: Any = None,
 ) -> Any:
-    """Stacked bars of memory per part, one bar per estimate (or per moment); returns the Axes (lesson 07).
+    """Stacked bars of memory per part, one bar per estimate (or per moment); returns the Axes (lesson 05).
 
     moments=True draws every moment of each estimate side by side (training: start of the backward
     pass and optimizer step). gpu draws a dashed line at that GPU's memory.

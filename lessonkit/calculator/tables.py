@@ -1,4 +1,4 @@
-"""Which models fit on which GPUs (FitTable), and which fit in the memory free now (ModelPlan) (lesson 07)."""
+"""Which models fit on which GPUs (FitTable), and which fit in the memory free now (ModelPlan) (lesson 05)."""
 
 from __future__ import annotations
 
@@ -23,13 +23,13 @@ TIGHT = 0.05  # a fit with less than 5% of the GPU's memory to spare is marked "
 
 
 def _available(gpu: GpuSpec | MachineBudget) -> int:
-    """Bytes a program can allocate: CUDA's total for a catalog GPU, what is free for this machine (lesson 07)."""
+    """Bytes a program can allocate: CUDA's total for a catalog GPU, what is free for this machine (lesson 05)."""
     return gpu.allocatable_bytes if isinstance(gpu, GpuSpec) else gpu.usable_bytes
 
 
 @dataclass(frozen=True)
 class FitTable:
-    """Rows of models, columns of GPUs: does each model fit, for one mode and dtype (lesson 07)."""
+    """Rows of models, columns of GPUs: does each model fit, for one mode and dtype (lesson 05)."""
 
     mode: str  # a key of JOBS: inference, lora, qlora or full
     dtype: str
@@ -40,7 +40,7 @@ class FitTable:
     context: tuple[int, ...] = ()  # bytes of CUDA context in each estimate
 
     def verdict(self, i: int, gpu: GpuSpec | MachineBudget) -> str:
-        """'yes', 'tight' (fits with under 5% of the memory to spare) or '-' for model i on `gpu` (lesson 07)."""
+        """'yes', 'tight' (fits with under 5% of the memory to spare) or '-' for model i on `gpu` (lesson 05)."""
         needed = self.needed[i]
         if isinstance(gpu, MachineBudget) and gpu.context_in_use and self.context:
             needed -= self.context[i]
@@ -103,7 +103,7 @@ class FitTable:
 
 
 def _verdict_words() -> dict[str, str]:
-    """FitTable.verdict's answers ('yes', 'tight', '-') as the language lessonkit speaks now shows them (lesson 07)."""
+    """FitTable.verdict's answers ('yes', 'tight', '-') as the language lessonkit speaks now shows them (lesson 05)."""
     return {
         "yes": pgettext("does the model fit on this GPU", "yes"),
         "tight": pgettext("does the model fit on this GPU", "tight"),
@@ -112,7 +112,7 @@ def _verdict_words() -> dict[str, str]:
 
 
 def _job_title(mode: str, dtype: str, options: dict[str, Any]) -> str:
-    """E.g. 'inference, fp16 (4096 tokens, batch 1)': a table's or a plan's job in words (lesson 07)."""
+    """E.g. 'inference, fp16 (4096 tokens, batch 1)': a table's or a plan's job in words (lesson 05)."""
     return _("{job}, {dtype}{options}").format(job=JOBS[mode].label, dtype=dtype, options=describe(options))
 
 
@@ -123,7 +123,7 @@ def fit_table(
     gpus: Sequence[GpuSpec | MachineBudget | str] | None = None,
     **options: Any,
 ) -> FitTable:
-    """Estimate every model (default: the catalog) in one mode and dtype, and mark which GPUs hold it (lesson 07).
+    """Estimate every model (default: the catalog) in one mode and dtype, and mark which GPUs hold it (lesson 05).
 
     mode: a key of JOBS (inference, lora, qlora, full). dtype and every setting not given (seq_len, batch,
     checkpointing) are the ones that job normally uses, the calculator's defaults for it.
@@ -142,7 +142,7 @@ def fit_table(
 
 
 def _job_settings(mode: Any, dtype: Any, options: dict[str, Any]) -> tuple[Job, str, dict[str, Any]]:
-    """The job of `mode`, its dtype (None: the usual one), and its usual settings under `options` (lesson 07)."""
+    """The job of `mode`, its dtype (None: the usual one), and its usual settings under `options` (lesson 05)."""
     job = JOBS[check_choice("mode", mode, JOBS)]
     dtype = job.dtype if dtype is None else dtype
     check_choice("dtype", dtype, job.dtypes)
@@ -151,7 +151,7 @@ def _job_settings(mode: Any, dtype: Any, options: dict[str, Any]) -> tuple[Job, 
 
 @dataclass(frozen=True)
 class ModelPlan:
-    """Which models fit in a budget (this machine's free memory), and why the others are skipped (lesson 07)."""
+    """Which models fit in a budget (this machine's free memory), and why the others are skipped (lesson 05)."""
 
     budget: MachineBudget
     mode: str  # a key of JOBS
@@ -165,7 +165,7 @@ class ModelPlan:
     def build(
         cls, budget: MachineBudget, mode: str, dtype: str, chosen: Sequence[ModelConfig], options: dict[str, Any]
     ) -> ModelPlan:
-        """Estimate each of the `chosen` models and sort them into fit and skipped (lesson 07).
+        """Estimate each of the `chosen` models and sort them into fit and skipped (lesson 05).
 
         mode: a key of JOBS; options: the estimate's settings, as they are (the job's usual ones are not added).
         """
@@ -191,7 +191,7 @@ class ModelPlan:
         return str(self)
 
     def lines(self) -> list[str]:
-        """The plan as plain sentences, one a line (lesson 07)."""
+        """The plan as plain sentences, one a line (lesson 05)."""
         job = _job_title(self.mode, self.dtype, self.options)
         if not self.budget:
             return [
@@ -248,7 +248,7 @@ def models_that_fit(
     device: Any = None,
     **options: Any,
 ) -> ModelPlan:
-    """Which models (default: the catalog) fit in the memory free now on this CUDA GPU, and why not (lesson 07).
+    """Which models (default: the catalog) fit in the memory free now on this CUDA GPU, and why not (lesson 05).
 
     mode: a key of JOBS; dtype and the settings not given are that job's usual ones, as in fit_table.
     models: catalog names, ModelConfigs or config.json files (each a dict or a path), as in fit_table.

@@ -1,4 +1,4 @@
-"""The interactive VRAM calculator: a report and a plot as ordinary output, and ipywidgets controls (lesson 07)."""
+"""The interactive VRAM calculator: a report and a plot as ordinary output, and ipywidgets controls (lesson 05)."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ SHARDING = "zero3"  # how the calculator spreads a training job over several GPU
 
 
 class Calculator:
-    """Pick a model, job, dtype, sequence length, batch and GPU; see the estimate and whether it fits (lesson 07).
+    """Pick a model, job, dtype, sequence length, batch and GPU; see the estimate and whether it fits (lesson 05).
 
     `report()` and `figure()` give the current result as ordinary output; `widget()` returns the
     interactive version (dropdowns and sliders that redraw the result when changed). The jobs (`mode`)
@@ -53,7 +53,7 @@ class Calculator:
         gpu: str = "T4",
         checkpointing: bool | None = None,
     ) -> None:
-        """Start from `mode`'s usual settings; a dtype, seq_len, batch or checkpointing given here wins (lesson 07)."""
+        """Start from `mode`'s usual settings; a dtype, seq_len, batch or checkpointing given here wins (lesson 05)."""
         self.values: dict[str, Any] = {}
         self.budget: MachineBudget | None = None  # set while gpu is "this_machine"
         self.plan: ModelPlan | None = None
@@ -63,7 +63,7 @@ class Calculator:
         self.set(model=model, mode=mode, gpu=gpu, **{k: v for k, v in chosen.items() if v is not None})
 
     def set(self, **values: Any) -> Calculator:
-        """Change some inputs (model, mode, dtype, seq_len, batch, gpu, checkpointing) and recompute (lesson 07).
+        """Change some inputs (model, mode, dtype, seq_len, batch, gpu, checkpointing) and recompute (lesson 05).
 
         A new mode brings back that job's usual dtype, seq_len, batch and checkpointing, except those given
         in the same call. gpu="this_machine" reads the memory free now, each time. A refused value changes nothing.
@@ -114,11 +114,11 @@ class Calculator:
         return self
 
     def report(self) -> _Report:
-        """The estimate's table and the verdict, as text and HTML (lesson 07)."""
+        """The estimate's table and the verdict, as text and HTML (lesson 05)."""
         return _Report(self.estimate, self.fit, self.plan, self.speed, self.sharded)
 
     def figure(self) -> Any:
-        """A stacked-bar plot of every moment of the estimate, with the GPU's memory marked (lesson 07)."""
+        """A stacked-bar plot of every moment of the estimate, with the GPU's memory marked (lesson 05)."""
         import matplotlib.pyplot as plt
 
         fig, ax = plt.subplots(figsize=(9, 1.6 + 0.5 * len(self.estimate.moments)))
@@ -128,7 +128,7 @@ class Calculator:
         return fig
 
     def widget(self) -> Any:
-        """The interactive calculator: ipywidgets controls above an output area (lesson 07).
+        """The interactive calculator: ipywidgets controls above an output area (lesson 05).
 
         Changing the Mode control brings back that job's usual settings, and the other controls show them.
         """

@@ -1,4 +1,4 @@
-"""VRAM estimates for inference, LoRA and full fine-tuning, part by part, and whether they fit (lesson 07).
+"""VRAM estimates for inference, LoRA and full fine-tuning, part by part, and whether they fit (lesson 05).
 
 Each estimate follows one step of real work and asks what is in GPU memory at its busiest moment:
 

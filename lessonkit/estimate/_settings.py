@@ -1,4 +1,4 @@
-"""One signature per estimate: `estimate_*` takes exactly the settings its job's `checked` takes (lesson 07)."""
+"""One signature per estimate: `estimate_*` takes exactly the settings its job's `checked` takes (lesson 05)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ Estimator = TypeVar("Estimator", bound=Callable[..., Any])
 
 
 def settings(job: Any) -> list[inspect.Parameter]:
-    """The keyword settings of `job.checked` with their defaults, a `**step` there read as check_step's (lesson 07)."""
+    """The keyword settings of `job.checked` with their defaults, a `**step` there read as check_step's (lesson 05)."""
     found: list[inspect.Parameter] = []
     for p in inspect.signature(job.checked).parameters.values():
         found += inspect.signature(job.check_step).parameters.values() if p.kind is p.VAR_KEYWORD else [p]
@@ -19,7 +19,7 @@ def settings(job: Any) -> list[inspect.Parameter]:
 
 
 def takes_settings_of(job: Any) -> Callable[[Estimator], Estimator]:
-    """Show and accept `(model, *, <the settings of job.checked>)` on `estimate_x(model, **settings)` (lesson 07)."""
+    """Show and accept `(model, *, <the settings of job.checked>)` on `estimate_x(model, **settings)` (lesson 05)."""
 
     def decorate(estimator: Estimator) -> Estimator:
         own = inspect.signature(estimator)

@@ -1,4 +1,4 @@
-"""What one training step holds, shared by full fine-tuning and LoRA; takes values already checked (lesson 07)."""
+"""What one training step holds, shared by full fine-tuning and LoRA; takes values already checked (lesson 05)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from lessonkit.i18n import _
 
 
 def check_flag(name: str, value: Any) -> bool:
-    """Return `value` if it is True or False, else a TypeError naming `name` (lesson 07)."""
+    """Return `value` if it is True or False, else a TypeError naming `name` (lesson 05)."""
     if not isinstance(value, bool):
         raise TypeError(f"{name} must be True or False, got {type(value).__name__} {value!r}")
     return value
@@ -33,7 +33,7 @@ def check_flag(name: str, value: Any) -> bool:
 
 @dataclass(frozen=True)
 class StepJob:
-    """The settings LoraJob and TrainingJob share: optimizer, tokens, checkpointing, attention, context (lesson 07)."""
+    """The settings LoraJob and TrainingJob share: optimizer, tokens, checkpointing, attention, context (lesson 05)."""
 
     optimizer: str
     fused: bool
@@ -56,7 +56,7 @@ class StepJob:
         gelu_new: bool = False,
         cuda_context_bytes: float = DEFAULT_CUDA_CONTEXT_BYTES,
     ) -> dict[str, Any]:
-        """The shared settings, with their defaults, checked once (errors name the argument) as keywords (lesson 07)."""
+        """The shared settings, with their defaults, checked once (errors name the argument) as keywords (lesson 05)."""
         return {
             "optimizer": check_choice("optimizer", optimizer, OPTIMIZERS),
             "fused": check_flag("fused", fused),
@@ -69,21 +69,21 @@ class StepJob:
         }
 
     def __call__(self, model: Any) -> Estimate:
-        """The estimate for `model`, checked once by resolve_model (lesson 07)."""
+        """The estimate for `model`, checked once by resolve_model (lesson 05)."""
         return self.of(resolve_model(model))
 
     def of(self, model: Any) -> Estimate:
-        """The estimate for a model resolve_model has already checked (lesson 07)."""
+        """The estimate for a model resolve_model has already checked (lesson 05)."""
         raise NotImplementedError
 
     def optimizer_label(self) -> str:
-        """The optimizer as an estimate's label names it: 'adamw (foreach)', 'adamw (fused)', 'sgd' (lesson 07)."""
+        """The optimizer as an estimate's label names it: 'adamw (foreach)', 'adamw (fused)', 'sgd' (lesson 05)."""
         if self.optimizer in ("adam", "adamw"):
             return f"{self.optimizer} ({'fused' if self.fused else 'foreach'})"
         return self.optimizer
 
     def label_tail(self) -> str:
-        """The end of an estimate's label, e.g. ', checkpointing · 2048 tokens x batch 1' (lesson 07)."""
+        """The end of an estimate's label, e.g. ', checkpointing · 2048 tokens x batch 1' (lesson 05)."""
         implementation = (
             "" if self.attention == "sdpa" else _(", {attention} attention").format(attention=self.attention)
         )
@@ -94,7 +94,7 @@ class StepJob:
 
 
 def context_note(config: Any, seq_len: int) -> list[str]:
-    """A note when seq_len is longer than the model's context window, if the model states one (lesson 07)."""
+    """A note when seq_len is longer than the model's context window, if the model states one (lesson 05)."""
     window = getattr(config, "max_position_embeddings", None)
     if isinstance(window, int) and not isinstance(window, bool) and 0 < window < seq_len:
         return [
@@ -109,7 +109,7 @@ def context_note(config: Any, seq_len: int) -> list[str]:
 def optimizer_bytes(
     tensors: Iterable[Tensor], optimizer: str, state_bytes: float | None, fused: bool = DEFAULT_FUSED
 ) -> tuple[int, int]:
-    """(optimizer state, its scratch space during step()) for the trainable tensors (lesson 07).
+    """(optimizer state, its scratch space during step()) for the trainable tensors (lesson 05).
 
     state_bytes: bytes per state value; None keeps each tensor's own dtype, as PyTorch does.
     fused: Adam/AdamW with fused=True, which updates in place (no scratch); else foreach.
@@ -150,7 +150,7 @@ def step_estimate(
     notes: Sequence[str] = (),
     weight_copies: int = 0,
 ) -> Estimate:
-    """The two candidate peaks of a training step, start of backward and optimizer step, as an Estimate (lesson 07).
+    """The two candidate peaks of a training step, start of backward and optimizer step, as an Estimate (lesson 05).
 
     held: the weights, quant_scales, adapters and master_weights parts (absent: 0); the trainable
     tensors get gradients and optimizer state (state_bytes: see optimizer_bytes); act: bytes per

@@ -1,4 +1,4 @@
-"""What an estimate can be asked for: modes, dtypes, optimizers, training recipes, stated constants (lesson 07)."""
+"""What an estimate can be asked for: modes, dtypes, optimizers, training recipes, stated constants (lesson 05)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""How fast a GPU can generate text at most: memory bandwidth ÷ bytes read per decoding step (lesson 07).
+"""How fast a GPU can generate text at most: memory bandwidth ÷ bytes read per decoding step (lesson 05).
 
 Generating text (decoding) makes one token per sequence per step, and each step reads the model's
 weights and the batch's KV cache from GPU memory while doing little arithmetic with them. So the
@@ -9,7 +9,7 @@ phase memory-bound, and Pope et al. 2022, "Efficiently Scaling Transformer Infer
 (https://arxiv.org/abs/2211.05102), model generation's latency at small batch sizes by the time to
 load the weights. `decode_speed` turns that into a number: the catalog's bandwidth divided by the
 bytes one step must read. It is an upper bound: compute, kernel launches and reading activations
-are left out, and a real program reaches a fraction of the advertised bandwidth (lesson 05
+are left out, and a real program reaches a fraction of the advertised bandwidth (lesson 06
 measures how much).
 """
 
@@ -35,7 +35,7 @@ UPPER_BOUND = lazy("an upper bound: compute, kernel launches and reading activat
 
 @dataclass(frozen=True)
 class DecodeSpeed:
-    """The most tokens per second a GPU can generate, from the bytes one decoding step reads (lesson 07).
+    """The most tokens per second a GPU can generate, from the bytes one decoding step reads (lesson 05).
 
     One step makes one token for each of `batch` sequences. It reads `weight_bytes` (the weights
     and quantisation scales it uses) and `kv_cache_bytes` (every sequence's KV cache at seq_len
@@ -56,27 +56,27 @@ class DecodeSpeed:
 
     @property
     def bytes_per_step(self) -> int:
-        """Bytes one decoding step reads: weights plus the batch's KV cache (lesson 07)."""
+        """Bytes one decoding step reads: weights plus the batch's KV cache (lesson 05)."""
         return self.weight_bytes + self.kv_cache_bytes
 
     @property
     def step_seconds(self) -> float:
-        """The shortest time one step can take: its bytes at the advertised bandwidth (lesson 07)."""
+        """The shortest time one step can take: its bytes at the advertised bandwidth (lesson 05)."""
         return self.bytes_per_step / (self.bandwidth_gb_s * 1e9)
 
     @property
     def tokens_per_s(self) -> float:
-        """Upper bound on tokens per second for one sequence: one token per step (lesson 07)."""
+        """Upper bound on tokens per second for one sequence: one token per step (lesson 05)."""
         return 1 / self.step_seconds
 
     @property
     def batch_tokens_per_s(self) -> float:
-        """Upper bound on tokens per second for the whole batch: `batch` tokens per step (lesson 07)."""
+        """Upper bound on tokens per second for the whole batch: `batch` tokens per step (lesson 05)."""
         return self.batch / self.step_seconds
 
     @property
     def label(self) -> str:
-        """E.g. 'Llama 3.1 8B · fp16 weights, fp16 KV cache · 4096 tokens x batch 1 on NVIDIA T4' (lesson 07)."""
+        """E.g. 'Llama 3.1 8B · fp16 weights, fp16 KV cache · 4096 tokens x batch 1 on NVIDIA T4' (lesson 05)."""
         return _("{model} · {dtype} weights, {kv_dtype} KV cache · {seq_len} tokens x batch {batch} on {gpu}").format(
             model=self.model,
             dtype=self.dtype,
@@ -87,7 +87,7 @@ class DecodeSpeed:
         )
 
     def lines(self) -> list[str]:
-        """The result in plain sentences, one a line (lesson 07)."""
+        """The result in plain sentences, one a line (lesson 05)."""
         speed = _("at most {speed:,.1f} tokens/s per sequence").format(speed=self.tokens_per_s)
         if self.batch > 1:
             speed += _(", {speed:,.0f} tokens/s for the batch of {batch}").format(
@@ -127,7 +127,7 @@ def decode_speed(
     batch: int = 1,
     kv_dtype: str | None = None,
 ) -> DecodeSpeed:
-    """Upper bound on tokens per second: `gpu`'s bandwidth ÷ the bytes one decoding step reads (lesson 07).
+    """Upper bound on tokens per second: `gpu`'s bandwidth ÷ the bytes one decoding step reads (lesson 05).
 
     model: a catalog name, a ModelConfig, a config.json (dict or path) or a bare parameter count
     (read in whole, its KV cache shaped as models.llama_like). gpu: a catalog GpuSpec or GPU name.

@@ -1,4 +1,4 @@
-"""One entry point for the three estimates, whether one fits a GPU, and the largest model that does (lesson 07)."""
+"""One entry point for the three estimates, whether one fits a GPU, and the largest model that does (lesson 05)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ _UNITLESS = re.compile(r"[0-9][0-9_,]*(\.[0-9]*)?([eE][+-]?[0-9]+)?")  # '4090',
 
 
 def plan_estimate(mode: str = "inference", dtype: str = "fp16", **options: Any) -> Job:
-    """The checked settings of one estimate (call the result with a model), checked once for many models (lesson 07).
+    """The checked settings of one estimate (call the result with a model), checked once for many models (lesson 05).
 
     mode "inference": InferenceJob(dtype=dtype, ...); "lora": LoraJob(base_dtype=dtype, ...);
     "full": TrainingJob with AdamW in mixed precision (mixed_fp16 or mixed_bf16 after dtype; dtype
@@ -40,7 +40,7 @@ def plan_estimate(mode: str = "inference", dtype: str = "fp16", **options: Any) 
 
 
 def estimate(model: Any, mode: str = "inference", dtype: str = "fp16", **options: Any) -> Estimate:
-    """One of the three estimates by name (lesson 07).
+    """One of the three estimates by name (lesson 05).
 
     mode "inference": estimate_inference(model, dtype=dtype, ...); "lora": estimate_lora with
     base_dtype=dtype; "full": full fine-tuning with AdamW in mixed precision (mixed_fp16 or
@@ -51,7 +51,7 @@ def estimate(model: Any, mode: str = "inference", dtype: str = "fp16", **options
 
 
 class MemoryBudget(NamedTuple):
-    """The memory an estimate is compared with: bytes, the GPU's name, and which figure it is (lesson 07)."""
+    """The memory an estimate is compared with: bytes, the GPU's name, and which figure it is (lesson 05)."""
 
     available: int
     name: str
@@ -59,7 +59,7 @@ class MemoryBudget(NamedTuple):
 
 
 def memory_budget(gpu: GpuSpec | str | float | Any) -> MemoryBudget:
-    """The memory a program can allocate on `gpu`, its name and which figure it is (lesson 07).
+    """The memory a program can allocate on `gpu`, its name and which figure it is (lesson 05).
 
     gpu: a catalog GpuSpec or GPU name ('T4', 'RTX 4090'): CUDA's total where the catalog records
     one, else nvidia-smi's, and said so (GpuSpec.allocatable_bytes); this machine's
@@ -106,13 +106,13 @@ def _device_budget(memory: Any) -> MemoryBudget:
 
 
 def gpu_memory(gpu: GpuSpec | str | float) -> tuple[int, str]:
-    """(bytes a program can allocate, name) for a GpuSpec, a GPU name or a size; see memory_budget (lesson 07)."""
+    """(bytes a program can allocate, name) for a GpuSpec, a GPU name or a size; see memory_budget (lesson 05)."""
     budget = memory_budget(gpu)
     return budget.available, budget.name
 
 
 def fits(result: Estimate, gpu: GpuSpec | str | float) -> Fit:
-    """Does the estimate `result` fit in what a program can allocate on `gpu`? A truthy or falsy Fit (lesson 07).
+    """Does the estimate `result` fit in what a program can allocate on `gpu`? A truthy or falsy Fit (lesson 05).
 
     The Fit names the figure it compared with (CUDA's total, nvidia-smi's, or MPS's recommended
     maximum): see memory_budget for what `gpu` can be.
@@ -126,7 +126,7 @@ def fits(result: Estimate, gpu: GpuSpec | str | float) -> Fit:
 def largest_model_that_fits(
     gpu: GpuSpec | str | float, *, mode: str = "inference", dtype: str = "fp16", **options: Any
 ) -> int:
-    """The largest parameter count whose estimate fits on `gpu` (lesson 07).
+    """The largest parameter count whose estimate fits on `gpu` (lesson 05).
 
     mode: "inference" (defaults: 4096 tokens, batch 1), "lora" (rank 16 on every projection,
     2048 tokens, batch 1, AdamW) or "full" (AdamW, mixed precision, 2048 tokens, batch 1).

@@ -1,4 +1,4 @@
-"""The inference estimate: weights, KV cache and the temporaries of reading a prompt (lesson 07)."""
+"""The inference estimate: weights, KV cache and the temporaries of reading a prompt (lesson 05)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from lessonkit.units import DTYPE_BYTES
 
 @dataclass(frozen=True)
 class InferenceJob:
-    """Checked settings of an inference estimate; call it with a model to get the Estimate (lesson 07)."""
+    """Checked settings of an inference estimate; call it with a model to get the Estimate (lesson 05)."""
 
     dtype: str
     kv_dtype: str
@@ -42,7 +42,7 @@ class InferenceJob:
         batch: int = 1,
         cuda_context_bytes: float = DEFAULT_CUDA_CONTEXT_BYTES,
     ) -> InferenceJob:
-        """Check every setting once, naming the argument in any error (lesson 07)."""
+        """Check every setting once, naming the argument in any error (lesson 05)."""
         check_choice("dtype", dtype, MODE_DTYPES["inference"])
         if kv_dtype is None:  # only None means "the default": an empty string or 0 is refused below
             kv_dtype = dtype if dtype in FLOAT_DTYPES else "fp16"
@@ -55,11 +55,11 @@ class InferenceJob:
         )
 
     def __call__(self, model: Any) -> Estimate:
-        """The estimate for `model`, checked once by resolve_model (lesson 07)."""
+        """The estimate for `model`, checked once by resolve_model (lesson 05)."""
         return self.of(resolve_model(model))
 
     def of(self, model: Any) -> Estimate:
-        """The estimate for a model resolve_model has already checked (lesson 07)."""
+        """The estimate for a model resolve_model has already checked (lesson 05)."""
         dtype, seq_len, batch = self.dtype, self.seq_len, self.batch
         subject = Subject.of(model, DTYPE_BYTES[dtype], trainable=False)
         weights, scales = subject.weight_bytes(dtype)
@@ -81,7 +81,7 @@ class InferenceJob:
 
 @takes_settings_of(InferenceJob)
 def estimate_inference(model: Any, **settings: Any) -> Estimate:
-    """Memory to generate text: weights + KV cache for seq_len x batch tokens + temporaries + context (lesson 07).
+    """Memory to generate text: weights + KV cache for seq_len x batch tokens + temporaries + context (lesson 05).
 
     dtype: the weights' format (fp32, fp16, bf16, fp8, int8 or int4). Quantised formats apply to the
     layers' weight matrices; embeddings, norms and the output head stay in 16 bits, as bitsandbytes

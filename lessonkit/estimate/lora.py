@@ -1,4 +1,4 @@
-"""The LoRA estimate: a frozen base (16-bit, or quantised as in QLoRA) plus small trainable adapters (lesson 07)."""
+"""The LoRA estimate: a frozen base (16-bit, or quantised as in QLoRA) plus small trainable adapters (lesson 05)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ _QUANTISED_NOTE = lazy("quantised base: the layers compute in 16 bits, so activa
 
 @dataclass(frozen=True)
 class LoraJob(StepJob):
-    """Checked settings of a LoRA estimate; call it with a model to get the Estimate (lesson 07)."""
+    """Checked settings of a LoRA estimate; call it with a model to get the Estimate (lesson 05)."""
 
     base_dtype: str
     rank: int
@@ -38,7 +38,7 @@ class LoraJob(StepJob):
         adapter_dtype: str = "fp32",
         **step: Any,
     ) -> LoraJob:
-        """Check every setting once, naming the argument in any error; `step`: see StepJob.check_step (lesson 07)."""
+        """Check every setting once, naming the argument in any error; `step`: see StepJob.check_step (lesson 05)."""
         return cls(
             base_dtype=check_choice("base_dtype", base_dtype, MODE_DTYPES["lora"]),
             rank=check_number("rank", rank, positive=True, integer=True),
@@ -48,7 +48,7 @@ class LoraJob(StepJob):
         )
 
     def of(self, model: Any) -> Estimate:
-        """The estimate for a model resolve_model has already checked (lesson 07)."""
+        """The estimate for a model resolve_model has already checked (lesson 05)."""
         base_dtype, rank = self.base_dtype, self.rank
         subject = Subject.of(model, DTYPE_BYTES[base_dtype], trainable=False)
         weights, scales = subject.weight_bytes(base_dtype)
@@ -71,7 +71,7 @@ class LoraJob(StepJob):
 
 @takes_settings_of(LoraJob)
 def estimate_lora(model: Any, **settings: Any) -> Estimate:
-    """Memory for one step of LoRA fine-tuning: a frozen base plus small trainable adapters (lesson 07).
+    """Memory for one step of LoRA fine-tuning: a frozen base plus small trainable adapters (lesson 05).
 
     base_dtype: the frozen weights (bf16, fp16, int8, or int4 = QLoRA). rank and targets: the
     adapters, rank x (inputs + outputs) parameters on each named projection of every layer.

@@ -1,4 +1,4 @@
-"""What an estimate is about: a catalog name, a config.json, a ModelConfig, a count or a module, as tensors (lesson 07).
+"""What an estimate is about: a catalog name, a config.json, a ModelConfig, a count or a module, as tensors (lesson 05).
 
 `resolve_model` checks the `model` argument once; `Subject.of` then turns the checked model into the
 tensors an estimate counts, without checking again.
@@ -24,7 +24,7 @@ from lessonkit.units import DTYPE_BYTES
 
 @dataclass(frozen=True)
 class Tensor:
-    """One tensor an estimate counts: its size, bytes per value, and whether it trains (lesson 07)."""
+    """One tensor an estimate counts: its size, bytes per value, and whether it trains (lesson 05)."""
 
     numel: int
     bytes_per_value: float
@@ -33,13 +33,13 @@ class Tensor:
 
 
 def tensor_bytes(tensors: Iterable[Tensor]) -> int:
-    """Bytes the tensors take, each at its own bytes per value, rounded up (lesson 07)."""
+    """Bytes the tensors take, each at its own bytes per value, rounded up (lesson 05)."""
     return math.ceil(sum(t.numel * t.bytes_per_value for t in tensors))
 
 
 @dataclass(frozen=True)
 class Subject:
-    """A checked model as an estimate sees it: its tensors and, when known, its shape (lesson 07)."""
+    """A checked model as an estimate sees it: its tensors and, when known, its shape (lesson 05)."""
 
     name: str
     config: ModelConfig | None  # the shape used for KV cache and activations (an MoE: its active_shape())
@@ -54,7 +54,7 @@ class Subject:
 
     @classmethod
     def of(cls, model: ModelConfig | int | Any, bytes_per_value: float, trainable: bool) -> Subject:
-        """The tensors of a resolved model at `bytes_per_value` (config, count), or as they are (module) (lesson 07).
+        """The tensors of a resolved model at `bytes_per_value` (config, count), or as they are (module) (lesson 05).
 
         A bare count gets the tensors of its stand-in shape (models.llama_like): the embeddings,
         head and norms at that shape's sizes and the layers' matrices scaled to make up the count,
@@ -71,7 +71,7 @@ class Subject:
         return _module_subject(model)
 
     def weight_bytes(self, dtype: str) -> tuple[int, int]:
-        """(weights, quantisation scales) in bytes; quantised dtypes apply to the layers' matrices (lesson 07)."""
+        """(weights, quantisation scales) in bytes; quantised dtypes apply to the layers' matrices (lesson 05)."""
         if self.from_module or dtype in FLOAT_DTYPES:
             return tensor_bytes(self.tensors), 0
         per_weight = DTYPE_BYTES[dtype]
@@ -88,7 +88,7 @@ class Subject:
         return math.ceil(weights), math.ceil(scales)
 
     def with_lora(self, rank: int, targets: Sequence[str], adapter_bytes: float) -> tuple[Subject, list[Tensor]]:
-        """This subject with adapters on the `targets` its layers have, and the adapters' tensors (lesson 07)."""
+        """This subject with adapters on the `targets` its layers have, and the adapters' tensors (lesson 05)."""
         config = self.model_config or self.config
         assert config is not None  # a config or a count always has a shape
         tensors = _lora_tensors(config, rank, targets, adapter_bytes)
@@ -96,7 +96,7 @@ class Subject:
         return replace(self, lora_targets=kept, lora_rank=rank, adapter_bytes=adapter_bytes), tensors
 
     def notes(self) -> list[str]:
-        """What the estimate had to assume about this subject's shape, or which model it matched (lesson 07)."""
+        """What the estimate had to assume about this subject's shape, or which model it matched (lesson 05)."""
         out = []
         model = self.model_config
         if model is not None and model.matched_from:
@@ -143,7 +143,7 @@ class Subject:
 
 
 def resolve_model(model: Any) -> ModelConfig | int | Any:
-    """Turn a catalog name or a config.json into its ModelConfig; pass configs, counts and modules through (lesson 07).
+    """Turn a catalog name or a config.json into its ModelConfig; pass configs, counts and modules through (lesson 05).
 
     model: a catalog name ('llama-3.1-8b', a Hugging Face repo, or a fine-tune of one such as
     '…-Instruct'); a config.json as a dict, a path to the file or to a model folder (see
@@ -170,7 +170,7 @@ def resolve_model(model: Any) -> ModelConfig | int | Any:
 
 
 def check_targets(targets: Sequence[str]) -> tuple[str, ...]:
-    """Return `targets` if it is a non-empty list of LoRA projection names, else raise (lesson 07)."""
+    """Return `targets` if it is a non-empty list of LoRA projection names, else raise (lesson 05)."""
     wanted = f"targets must be a non-empty list drawn from {list(LORA_TARGETS)}"
     if isinstance(targets, str):
         raise ValueError(f"{wanted}, got {targets!r}")
@@ -183,7 +183,7 @@ def check_targets(targets: Sequence[str]) -> tuple[str, ...]:
 
 
 def lora_params(config: ModelConfig, rank: int, targets: Sequence[str] = LORA_TARGETS) -> int:
-    """Trainable LoRA parameters: rank x (inputs + outputs) for each adapted projection of every layer (lesson 07)."""
+    """Trainable LoRA parameters: rank x (inputs + outputs) for each adapted projection of every layer (lesson 05)."""
     if not isinstance(config, ModelConfig):
         raise TypeError(
             f"config must be a ModelConfig such as find_model('gpt2'), got {type(config).__name__} {config!r}"

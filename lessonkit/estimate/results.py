@@ -1,4 +1,4 @@
-"""The estimator's answers: an Estimate (memory part by part at each moment) and a Fit (lesson 07)."""
+"""The estimator's answers: an Estimate (memory part by part at each moment) and a Fit (lesson 05)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ _MOMENT_NAMES = {
 
 @dataclass(frozen=True)
 class Estimate:
-    """Memory at the busiest moment of a step, part by part (lesson 07).
+    """Memory at the busiest moment of a step, part by part (lesson 05).
 
     `breakdown` maps each part (see lessonkit.memparts.PARTS) to bytes at that moment and `total` is
     their sum; `moments` holds the breakdown at every moment considered, `peak_moment` names the
@@ -39,23 +39,23 @@ class Estimate:
 
     @property
     def peak_moment(self) -> str:
-        """The moment whose memory is largest (lesson 07)."""
+        """The moment whose memory is largest (lesson 05)."""
         return max(self.moments, key=lambda m: sum(self.moments[m].values()))
 
     @property
     def breakdown(self) -> dict[str, int]:
-        """Part -> bytes at the peak moment, in PARTS order, zero parts left out (lesson 07)."""
+        """Part -> bytes at the peak moment, in PARTS order, zero parts left out (lesson 05)."""
         parts = self.moments[self.peak_moment]
         return {k: parts[k] for k in PARTS if parts.get(k)}
 
     @property
     def total(self) -> int:
-        """Bytes needed at the peak moment (lesson 07)."""
+        """Bytes needed at the peak moment (lesson 05)."""
         return sum(self.breakdown.values())
 
     @property
     def model_states(self) -> int:
-        """Weights, gradients, master weights and optimizer state, the ZeRO paper's "model states" (lesson 07).
+        """Weights, gradients, master weights and optimizer state, the ZeRO paper's "model states" (lesson 05).
 
         Taken at the moment where they are largest together (in training, the optimizer step); leaves
         out activations, temporaries, fp32 gradient copies, the KV cache and the CUDA context.
@@ -63,12 +63,12 @@ class Estimate:
         return max(sum(parts.get(k, 0) for k in MODEL_STATE_PARTS) for parts in self.moments.values())
 
     def moment_label(self, moment: str | None = None) -> str:
-        """A moment's name (default: the peak's) in the language lessonkit speaks now; keys stay English (lesson 07)."""
+        """A moment's name (default: the peak's) in the language lessonkit speaks now; keys stay English (lesson 05)."""
         moment = self.peak_moment if moment is None else moment
         return text(_MOMENT_NAMES.get(moment, moment))
 
     def rows(self, unit: str = "GiB") -> list[tuple[str, str, str]]:
-        """(part, amount, share of the total) for each part, then the total (lesson 07)."""
+        """(part, amount, share of the total) for each part, then the total (lesson 05)."""
         total = self.total or 1
         out = [
             (text(PARTS[k].label), format_bytes(v, unit, 2), f"{100 * v / total:.0f}%")
@@ -103,7 +103,7 @@ class Estimate:
 
 @dataclass(frozen=True)
 class Fit:
-    """Whether an estimate fits a GPU: true or false like a bool, and says by how much (lesson 07)."""
+    """Whether an estimate fits a GPU: true or false like a bool, and says by how much (lesson 05)."""
 
     needed: int
     available: int
@@ -112,7 +112,7 @@ class Fit:
 
     @property
     def margin(self) -> int:
-        """Bytes to spare (negative: bytes short) (lesson 07)."""
+        """Bytes to spare (negative: bytes short) (lesson 05)."""
         return self.available - self.needed
 
     def __bool__(self) -> bool:

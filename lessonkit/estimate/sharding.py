@@ -1,4 +1,4 @@
-"""Memory per GPU when one job is spread over N GPUs: data parallel, ZeRO-1/2/3, FSDP, tensor parallel (lessons 07, 09).
+"""Memory per GPU when one job is spread over N GPUs: data parallel, ZeRO-1/2/3, FSDP, tensor parallel (lessons 05, 10).
 
 With data parallelism every GPU runs the whole model on its own batch. Plain data parallelism (DDP)
 keeps a full copy of everything on every GPU. ZeRO (Rajbhandari et al. 2020, "ZeRO: Memory
@@ -36,7 +36,7 @@ from lessonkit.vram import format_bytes
 
 @dataclass(frozen=True)
 class Strategy:
-    """One way to spread a job over GPUs: its name as people say it and the ZeRO stage it is (lessons 07, 09).
+    """One way to spread a job over GPUs: its name as people say it and the ZeRO stage it is (lessons 05, 10).
 
     `label` is a Lazy: str() of it is the name in the language lessonkit speaks when it is shown.
     """
@@ -76,7 +76,7 @@ GATHERED_UNITS = 2
 
 @dataclass(frozen=True)
 class _Plan:
-    """One GPU's share before data parallelism splits it: the estimate of a tensor-parallel shard (lesson 07)."""
+    """One GPU's share before data parallelism splits it: the estimate of a tensor-parallel shard (lesson 05)."""
 
     base: Estimate
     n_params: int  # of the whole model
@@ -85,7 +85,7 @@ class _Plan:
     notes: tuple[str, ...]
 
     def per_gpu(self, data_parallel: int, strategy: str) -> Estimate:
-        """One GPU's memory with the data-parallel copies split `data_parallel` ways by `strategy` (lesson 07)."""
+        """One GPU's memory with the data-parallel copies split `data_parallel` ways by `strategy` (lesson 05)."""
         stage = STRATEGIES[strategy].stage
         base, d = self.base, data_parallel
         gathered = 0
@@ -141,7 +141,7 @@ class _Plan:
 
 
 def tensor_parallel_shard(config: ModelConfig, tensor_parallel: int) -> ModelConfig:
-    """What one GPU holds of `config` under Megatron-style tensor parallelism, as a ModelConfig (lessons 07, 09).
+    """What one GPU holds of `config` under Megatron-style tensor parallelism, as a ModelConfig (lessons 05, 10).
 
     Attention heads, key-value heads, the MLP width and the vocabulary are divided by
     `tensor_parallel`; the hidden size, the norms and the layer count stay. With fewer key-value heads
@@ -188,7 +188,7 @@ def _check_split(gpus: Any, strategy: Any, tensor_parallel: Any) -> tuple[int, s
 
 
 def _prepare(model: Any, tensor_parallel: int, mode: str | None, dtype: str | None, options: dict[str, Any]) -> _Plan:
-    """The estimate of one tensor-parallel shard of `model`, with what ZeRO-3 gathers (lesson 07)."""
+    """The estimate of one tensor-parallel shard of `model`, with what ZeRO-3 gathers (lesson 05)."""
     if isinstance(model, Estimate):
         if mode is not None or dtype is not None or options:
             given = [name for name, v in (("mode", mode), ("dtype", dtype)) if v is not None] + sorted(options)
@@ -236,7 +236,7 @@ def estimate_sharded(
     dtype: str | None = None,
     **options: Any,
 ) -> Estimate:
-    """One GPU's memory when a job runs on `gpus` GPUs, part by part, as an Estimate fits() takes (lessons 07, 09).
+    """One GPU's memory when a job runs on `gpus` GPUs, part by part, as an Estimate fits() takes (lessons 05, 10).
 
     model: what estimate() takes (a catalog name, ModelConfig, count or module), or an Estimate
     already made (then no mode, dtype or settings, and tensor_parallel 1). strategy: a key of
@@ -251,7 +251,7 @@ def estimate_sharded(
 
 @dataclass(frozen=True)
 class GpusNeeded:
-    """The fewest GPUs of one kind that hold a job, and what one of them then holds; False when none do (lesson 07)."""
+    """The fewest GPUs of one kind that hold a job, and what one of them then holds; False when none do (lesson 05)."""
 
     gpus: int | None  # None: no number of these GPUs is enough with this strategy
     gpu: str
@@ -305,7 +305,7 @@ def gpus_needed(
     dtype: str | None = None,
     **options: Any,
 ) -> GpusNeeded:
-    """How many `gpu`s a job needs when spread with `strategy`, e.g. to fine-tune a 70B model (lessons 07, 09).
+    """How many `gpu`s a job needs when spread with `strategy`, e.g. to fine-tune a 70B model (lessons 05, 10).
 
     Counts are multiples of tensor_parallel; each GPU must hold its share within what a program can
     allocate (see memory_budget). Activations grow with batch and seq_len and are never split by

@@ -1,4 +1,4 @@
-"""The full fine-tuning estimate: weights, gradients, optimizer state and activations of one step (lesson 07)."""
+"""The full fine-tuning estimate: weights, gradients, optimizer state and activations of one step (lesson 05)."""
 
 from __future__ import annotations
 
@@ -18,17 +18,17 @@ from lessonkit.units import DTYPE_BYTES
 
 @dataclass(frozen=True)
 class TrainingJob(StepJob):
-    """Checked settings of a full fine-tuning estimate; call it with a model to get the Estimate (lesson 07)."""
+    """Checked settings of a full fine-tuning estimate; call it with a model to get the Estimate (lesson 05)."""
 
     precision: str
 
     @classmethod
     def checked(cls, *, precision: str = "mixed_bf16", **step: Any) -> TrainingJob:
-        """Check every setting once, naming the argument in any error; `step`: see StepJob.check_step (lesson 07)."""
+        """Check every setting once, naming the argument in any error; `step`: see StepJob.check_step (lesson 05)."""
         return cls(precision=check_choice("precision", precision, TRAINING_RECIPES), **cls.check_step(**step))
 
     def of(self, model: Any) -> Estimate:
-        """The estimate for a model resolve_model has already checked (lesson 07)."""
+        """The estimate for a model resolve_model has already checked (lesson 05)."""
         recipe = TRAINING_RECIPES[self.precision]
         subject = Subject.of(model, DTYPE_BYTES[recipe["weights"]], trainable=True)
         weights, _scales = subject.weight_bytes(recipe["weights"])
@@ -70,7 +70,7 @@ class TrainingJob(StepJob):
 
 
 def _check_module_precision(precision: str, trainable: list[Tensor]) -> None:
-    """Refuse a precision that contradicts a module's own parameters: fp32 ones, or 16-bit ones (lesson 07)."""
+    """Refuse a precision that contradicts a module's own parameters: fp32 ones, or 16-bit ones (lesson 05)."""
     wide = sum(t.numel for t in trainable if t.bytes_per_value >= 4)
     narrow = sum(t.numel for t in trainable if t.bytes_per_value < 4)
     if wide == narrow == 0:
@@ -91,7 +91,7 @@ def _check_module_precision(precision: str, trainable: list[Tensor]) -> None:
 
 @takes_settings_of(TrainingJob)
 def estimate_training(model: Any, **settings: Any) -> Estimate:
-    """Memory for one step of full fine-tuning: weights, gradients, optimizer state, activations (lesson 07).
+    """Memory for one step of full fine-tuning: weights, gradients, optimizer state, activations (lesson 05).
 
     precision: a key of TRAINING_RECIPES: "fp32"; "bf16"/"fp16" (pure 16-bit: optimizer state too,
     as PyTorch does for 16-bit parameters); "autocast_bf16"/"autocast_fp16" (torch.autocast: fp32

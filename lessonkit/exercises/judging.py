@@ -1,6 +1,6 @@
 """Judging one number: its `Target`, the `Trap`s around it, the generic unit slips, `judge_number` (lesson 04).
 
-Every number exercise (lesson 04's, and the Check yourself questions of lessons 01-10) is judged here:
+Every number exercise (lesson 04's, and the Check yourself questions of lessons 01-11) is judged here:
 right within a band that no trap or unit slip can reach, else the nearest trap's message, else a plain miss.
 """
 

@@ -2,186 +2,215 @@
 
 from __future__ import annotations
 
+from lessonkit.estimate import estimate, estimate_inference
 from lessonkit.exercises.base import Exercise
 from lessonkit.exercises.judging import Target, Trap
 from lessonkit.exercises.kinds import ChoiceExercise, NumberExercise
-from lessonkit.gpus import find_gpu
 from lessonkit.i18n import _, lazy
+from lessonkit.models import find_model
+from lessonkit.units import GB, GIB
 
-T4 = find_gpu("T4")  # Colab's free GPU: fp16 Tensor Cores, none for TF32 or bf16
-A100 = find_gpu("A100_80GB_SXM")
-
-# A bf16 vector add reads two 2-byte numbers and writes one for each addition.
-_BF16_ADD_BYTES = 3 * 2
-_ADD_TFLOPS = A100.bandwidth_gb_s * 1e9 / _BF16_ADD_BYTES / 1e12  # the memory roof at 1/6 FLOP per byte
-_A100_BF16 = A100.peak("bf16")
-
-# An n x n matmul does 2*n**3 operations on 3*n**2 numbers (read a and b, write a @ b): n/3 FLOP per byte in fp16.
-_T4_RIDGE_FP16 = T4.ridge_point("fp16")
-_T4_RIDGE_FP32 = T4.ridge_point("fp32")
-_T4_N = 3 * _T4_RIDGE_FP16  # fp16 intensity n/3 reaches the ridge point here
+LLAMA_8B = find_model("llama-3.1-8b")
+CHAT_TOKENS = 32768  # the conversation of question 1: a quarter of Llama 3.1's 131,072-token context
+GEMMA_9B = find_model("gemma-2-9b")  # question 3: its row in the lesson's table for generating text in fp16
 
 
-def _add_target() -> Target:
-    """Question 2 of lesson 05: the best rate of a bf16 vector add on an A100, in the language shown now."""
-    right, bw = _ADD_TFLOPS, A100.bandwidth_gb_s
+def _chat() -> tuple[int, int, int]:
+    """(weights, KV cache, whole estimate) in bytes: Llama 3.1 8B, fp16, a CHAT_TOKENS conversation (lesson 05)."""
+    est = estimate_inference(LLAMA_8B, dtype="fp16", seq_len=CHAT_TOKENS)
+    return est.breakdown["weights"], est.breakdown["kv_cache"], est.total
+
+
+def _chat_target() -> Target:
+    """Question 1 of lesson 05: weights and KV cache of a long chat, in the language shown now."""
+    weights, kv, total = _chat()
+    c = LLAMA_8B
     return Target(
-        right,
-        rel_tol=0.03,
+        (weights + kv) / GIB,
+        rel_tol=0.01,
         correct=_(
-            "{bw:g} × 10**9 bytes/s ÷ 6 bytes per addition = {right:.2f} × 10**12 additions per second, "
-            "{right:.2f} TFLOP/s: about {share:.1f}% of the {peak:g} TFLOP/s peak."
-        ).format(bw=bw, right=right, share=100 * right / _A100_BF16, peak=_A100_BF16),
+            "weights {weights:.2f} GiB + KV cache {kv:.2f} GiB = {both:.2f} GiB. "
+            "With the CUDA context and the temporary buffers the whole estimate is {total:.2f} GiB."
+        ).format(weights=weights / GIB, kv=kv / GIB, both=(weights + kv) / GIB, total=total / GIB),
         traps=(
             Trap(
-                _A100_BF16,
-                _("that is the compute peak. A vector add is memory-bound: bytes, not arithmetic, limit it."),
+                weights / GIB,
+                _("that is the weights alone. Add the KV cache for every token of the conversation."),
             ),
             Trap(
-                bw * 1e9 / 12 / 1e12,
-                _("that uses 4-byte fp32 numbers (12 bytes per addition); bf16 takes 2 bytes."),
-            ),
-            Trap(bw * 1e9 / 4 / 1e12, _("that counts only the two inputs read. The result is written too: 6 bytes.")),
-            Trap(bw * 1e9 / 2 / 1e12, _("that counts one 2-byte number per addition. Two are read and one written.")),
-            Trap(bw / 6, _("that is in GFLOP/s (10**9 per second); the question asks for TFLOP/s (10**12).")),
-            Trap(
-                bw / 1e3,
-                _("that assumes one operation per byte. Divide the bytes per second by 6 bytes per addition."),
-            ),
-        ),
-    )
-
-
-def _compute_bound_target() -> Target:
-    """Question 3 of lesson 05: the smallest compute-bound fp16 matmul on a T4, in the language shown now."""
-    right = _T4_N
-    return Target(
-        right,
-        rel_tol=0.03,
-        correct=_(
-            "the T4's fp16 ridge point is {ridge:.0f} FLOP/byte, and an fp16 matmul does n/3 FLOP "
-            "per byte, so n/3 = {ridge:.0f} gives n ≈ {n:.0f}. Larger matmuls are compute-bound there."
-        ).format(ridge=_T4_RIDGE_FP16, n=right),
-        traps=(
-            Trap(
-                6 * _T4_RIDGE_FP16,
-                _("that uses fp32's 4 bytes per number (n/6 FLOP per byte); fp16 takes 2 bytes."),
-            ),
-            Trap(
-                2 * _T4_RIDGE_FP16,
-                _("that counts only the two matrices read. The result is written too: 3·n² numbers."),
-            ),
-            Trap(
-                _T4_RIDGE_FP16,
-                _("that is the ridge point in FLOP/byte. Now find the n whose intensity n/3 reaches it."),
-            ),
-            Trap(
-                3 * _T4_RIDGE_FP32,
+                (weights + kv * c.num_heads / c.num_kv_heads) / GIB,
                 _(
-                    "that uses the fp32 ridge point. fp16 runs on the Tensor Cores, whose peak is {peak:g} TFLOP/s."
-                ).format(peak=T4.peak("fp16")),
+                    "that counts a key-value head for each of the {heads} query heads. Llama 3.1 has only "
+                    "{kv_heads} KV heads (grouped-query attention), so its cache is "
+                    "{ratio} times smaller."
+                ).format(heads=c.num_heads, kv_heads=c.num_kv_heads, ratio=c.num_heads // c.num_kv_heads),
             ),
             Trap(
-                6 * _T4_RIDGE_FP32,
-                _("that uses the fp32 ridge point and fp32's 4 bytes; the question is about fp16."),
+                (weights + kv / 2) / GIB,
+                _(
+                    "that caches only the keys. The cache holds a key and a value for every token: the 2 in "
+                    "2 × layers × kv_heads × head_dim × bytes."
+                ),
+            ),
+            Trap(
+                total / GIB,
+                _(
+                    "that is the whole estimate, with the CUDA context and the temporary buffers. The question asks "
+                    "for the weights and the KV cache only."
+                ),
+            ),
+            Trap(
+                (2 * weights + 2 * kv) / GIB,
+                _("that uses 4 bytes per value, which is fp32. fp16 takes 2 bytes."),
             ),
         ),
     )
+
+
+def _chat_explanation() -> str:
+    """The worked answer to question 1 of lesson 05, in the language shown now."""
+    weights, kv, _total = _chat()
+    c = LLAMA_8B
+    per_token = 2 * c.num_layers * c.num_kv_heads * c.head_dim * 2
+    return _(
+        "Weights: {params:,} parameters × 2 bytes = {weights:,} bytes = {weights_gib:.2f} GiB. "
+        "KV cache: 2 × {layers} layers × {kv_heads} KV heads × {head_dim} × 2 bytes = "
+        "{per_token:,} bytes per token; × {tokens:,} tokens = {kv:.2f} GiB. "
+        "Together {both:.2f} GiB."
+    ).format(
+        params=c.n_params,
+        weights=weights,
+        weights_gib=weights / GIB,
+        layers=c.num_layers,
+        kv_heads=c.num_kv_heads,
+        head_dim=c.head_dim,
+        per_token=per_token,
+        tokens=CHAT_TOKENS,
+        kv=kv / GIB,
+        both=(weights + kv) / GIB,
+    )
+
+
+def _gemma() -> int:
+    """Bytes the lesson's table says Gemma 2 9B needs to generate text in fp16, at the usual settings (lesson 05)."""
+    return estimate(GEMMA_9B, "inference", "fp16").total
+
+
+def _gemma_target() -> Target:
+    """Question 3 of lesson 05: Gemma 2 9B's need in GB, in the language shown now."""
+    need = _gemma()
+    return Target(
+        need / GB,
+        rel_tol=0.01,
+        correct=_(
+            "{gib:.2f} GiB × 2**30 = {need:,} bytes = {gb:.2f} GB. Compare the need with a "
+            "listing in the same unit: a number in GiB looks about 7% smaller than the same memory in GB."
+        ).format(gib=need / GIB, need=need, gb=need / GB),
+        traps=(
+            Trap(
+                need / GIB,
+                _(
+                    "that is the table's figure in GiB, unchanged. A GiB (2**30 bytes) is bigger than a GB "
+                    "(10**9 bytes), so the same memory is a larger number of GB."
+                ),
+            ),
+            Trap(
+                need / GIB * GB / GIB,
+                _(
+                    "that converts the wrong way: it divides by 1.074 instead of multiplying. A GiB is bigger than a "
+                    "GB, so the number of GB must come out larger."
+                ),
+            ),
+            Trap(
+                need / GIB * 1.024,
+                _(
+                    "that multiplies by 1024/1000 once. A GiB is 1024 × 1024 × 1024 bytes and a GB "
+                    "1000 × 1000 × 1000: the factor is 1.024 three times, 1.074."
+                ),
+            ),
+        ),
+    )
+
+
+def _gemma_explanation() -> str:
+    """The worked answer to question 3 of lesson 05, in the language shown now."""
+    need = _gemma()
+    return _(
+        "{gib:.2f} GiB × 2**30 = {need:,} bytes; ÷ 10**9 = "
+        "{gb:.2f} GB. Always compare a need and a listing in the same unit."
+    ).format(gib=need / GIB, need=need, gb=need / GB)
 
 
 EXERCISES: list[Exercise] = [
-    ChoiceExercise(
-        "05-t4-tf32",
-        title=lazy("TF32 on a T4"),
-        options={
-            "A": lazy("The fp32 matmuls move to the Tensor Cores and run several times faster."),
-            "B": lazy(
-                "Nothing changes: the T4 has no TF32. Run the model in fp16 instead, for example with "
-                '`torch.autocast("cuda", dtype=torch.float16)`.'
+    NumberExercise(
+        "05-chat-memory",
+        title=lazy("weights + KV cache of a long chat"),
+        unit="GiB",
+        target=_chat_target,
+        hints=(
+            lazy(
+                "Two parts: the weights (parameters × 2 bytes in fp16) and the KV cache "
+                "(2 × layers × kv_heads × head_dim × 2 bytes per token, times the tokens)."
             ),
-            "C": lazy("Nothing changes; switch to bf16, which the T4's Tensor Cores take."),
-            "D": lazy("PyTorch raises an error, because the T4 does not support the flag."),
+            lazy(
+                "`print(find_model('llama-3.1-8b'))` shows the shape: {layers} layers, "
+                "{kv_heads} KV heads of {head_dim}. Or let lessonkit add it up: "
+                "`estimate_inference(...).breakdown` has a 'weights' and a 'kv_cache' entry, in bytes.",
+                layers=LLAMA_8B.num_layers,
+                kv_heads=LLAMA_8B.num_kv_heads,
+                head_dim=LLAMA_8B.head_dim,
+            ),
+        ),
+        explanation=_chat_explanation,
+        code='est = estimate_inference("llama-3.1-8b", dtype="fp16", seq_len='
+        f'{CHAT_TOKENS})\nanswer = (est.breakdown["weights"] + est.breakdown["kv_cache"]) / 2**30   # GiB',
+    ),
+    ChoiceExercise(
+        "05-where-to-run",
+        title=lazy("where to run a small app"),
+        options={
+            "A": lazy("Buy an RTX 4090 and keep it in a server."),
+            "B": lazy("Rent an H100 by the hour and keep it running."),
+            "C": lazy("Google Colab's free T4."),
+            "D": lazy("A serverless GPU."),
         },
-        answer="B",
+        answer="D",
         correct=lazy(
-            "TF32 arrived with Ampere (compute capability 8.0). The T4 is {architecture} "
-            "({capability}): its Tensor Cores take fp16 only, so fp16 is the way to use them.",
-            architecture=T4.architecture,
-            capability=T4.compute_capability,
+            "a serverless GPU bills by the second while it answers, and nothing while it waits. The first "
+            "request after a quiet spell waits for a cold start, the few seconds of delay the app can accept."
         ),
         feedback={
             "A": lazy(
-                "the flag only allows TF32 where a GPU has it. The T4 is {architecture}, compute capability "
-                "{capability}, and TF32 needs 8.0 or newer.",
-                architecture=T4.architecture,
-                capability=T4.compute_capability,
+                "a card of your own is paid for up front, and this one would sit idle almost all day. Owning "
+                "pays off for someone who keeps a GPU busy every day."
+            ),
+            "B": lazy(
+                "a rented GPU bills every hour it runs, busy or idle. And a 7B model does not need an 80 GB card."
             ),
             "C": lazy(
-                "the T4's Tensor Cores take fp16, not bf16 (see the table in Step 4). bf16 runs slowly there, "
-                "if at all."
-            ),
-            "D": lazy(
-                "the flag is only a permission. PyTorch accepts it on every GPU and ignores it where there is no TF32."
+                "Colab is for notebooks you run by hand. Its sessions end and its free GPUs come with usage "
+                "limits, so it cannot serve an app around the clock."
             ),
         },
         hints=(
-            lazy("Which GPU generation brought TF32? Which generation is the T4?"),
-            lazy("Step 4's table lists, for each GPU, which precisions its Tensor Cores take."),
+            lazy("How many hours a day is the GPU actually busy? Which option charges only for those?"),
+            lazy("Step 3 lists four ways to get a GPU. Which one suits bursty traffic, and what is its catch?"),
         ),
         explanation=lazy(
-            "TF32 needs Ampere or newer; the T4 is {architecture} and its Tensor Cores take fp16 only. "
-            "Setting `allow_tf32` changes nothing there. Use fp16, e.g. with `torch.autocast`.",
-            architecture=T4.architecture,
+            "Traffic of a few requests at unpredictable times is what serverless GPUs are for: pay per "
+            "second of work, nothing while idle, at the cost of a cold start after a pause."
         ),
     ),
     NumberExercise(
-        "05-bf16-add",
-        title=lazy("best rate of a bf16 vector add"),
-        unit="",
-        target=_add_target,
+        "05-gib-to-gb",
+        title=lazy("{name}'s need in GB", name=GEMMA_9B.name),
+        unit="GB",
+        target=_gemma_target,
         hints=(
-            lazy("A vector add is memory-bound: its rate is bandwidth × arithmetic intensity."),
-            lazy("Each bf16 addition reads two 2-byte numbers and writes one: 6 bytes for 1 operation."),
-            lazy("In code: `{bandwidth:g}e9 / 6 / 1e12`.", bandwidth=A100.bandwidth_gb_s),
+            lazy("The table's figure is in GiB: 1 GiB = 2**30 bytes. Turn it into bytes first, then divide by 10**9."),
+            lazy('Or ask lessonkit: `estimate("gemma-2-9b", "inference", "fp16").total` is in bytes.'),
         ),
-        explanation=lazy(
-            "Intensity = 1 operation ÷ 6 bytes. Rate = {bandwidth:g} × 10**9 bytes/s ÷ 6 = "
-            "{rate:.2f} TFLOP/s, far below the {peak:g} TFLOP/s peak. The add is memory-bound (the bf16 "
-            "ridge point is {ridge:.0f} FLOP/byte), so a GPU with twice the TFLOP/s does not help it; "
-            "more bandwidth does, and so does fusing several elementwise operations into one kernel.",
-            bandwidth=A100.bandwidth_gb_s,
-            rate=_ADD_TFLOPS,
-            peak=_A100_BF16,
-            ridge=A100.ridge_point("bf16"),
-        ),
-        code=lazy(
-            "bandwidth = {bandwidth:g}e9   # bytes per second\nanswer = bandwidth / 6 / 1e12   # TFLOP/s: {rate:.2f}",
-            bandwidth=A100.bandwidth_gb_s,
-            rate=_ADD_TFLOPS,
-        ),
-    ),
-    NumberExercise(
-        "05-t4-compute-bound",
-        title=lazy("smallest compute-bound fp16 matmul on a T4"),
-        unit="",
-        target=_compute_bound_target,
-        hints=(
-            lazy("Step 6 printed the T4's fp16 ridge point. Which n gives an fp16 matmul that intensity?"),
-            lazy(
-                "An n × n matmul does 2·n³ operations and moves 3·n² numbers; in fp16 each is 2 bytes, "
-                "so n/3 FLOP/byte."
-            ),
-            lazy("Solve n/3 = peak ÷ bandwidth for n."),
-        ),
-        explanation=lazy(
-            "Ridge point = ({peak:g} × 10**12) ÷ ({bandwidth:g} × 10**9) = "
-            "{ridge:.0f} FLOP/byte. Intensity of an fp16 matmul = 2·n³ ÷ (3·n² × 2 bytes) = n/3. "
-            "n/3 = {ridge:.0f} gives n ≈ {n:.0f}.",
-            peak=T4.peak("fp16"),
-            bandwidth=T4.bandwidth_gb_s,
-            ridge=_T4_RIDGE_FP16,
-            n=_T4_N,
-        ),
-        code=f'from lessonkit.gpus import find_gpu\n\nanswer = 3 * find_gpu("T4").ridge_point("fp16")   # {_T4_N:.0f}',
+        explanation=_gemma_explanation,
+        code='answer = estimate("gemma-2-9b", "inference", "fp16").total / 1e9   # GB',
     ),
 ]

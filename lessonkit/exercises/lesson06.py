@@ -5,35 +5,85 @@ from __future__ import annotations
 from lessonkit.exercises.base import Exercise
 from lessonkit.exercises.judging import Target, Trap
 from lessonkit.exercises.kinds import ChoiceExercise, NumberExercise
+from lessonkit.gpus import find_gpu
 from lessonkit.i18n import _, lazy
 
-# Lesson 06's training set and loader: 900 points in batches of 30, trained for 10 epochs in Step 3.
-TRAIN_POINTS = 900
-BATCH_SIZE = 30
-EPOCHS = 10
-_STEPS_PER_EPOCH = -(-TRAIN_POINTS // BATCH_SIZE)  # a last, smaller batch would still be a step
-_STEPS = _STEPS_PER_EPOCH * EPOCHS
+T4 = find_gpu("T4")  # Colab's free GPU: fp16 Tensor Cores, none for TF32 or bf16
+A100 = find_gpu("A100_80GB_SXM")
+
+# A bf16 vector add reads two 2-byte numbers and writes one for each addition.
+_BF16_ADD_BYTES = 3 * 2
+_ADD_TFLOPS = A100.bandwidth_gb_s * 1e9 / _BF16_ADD_BYTES / 1e12  # the memory roof at 1/6 FLOP per byte
+_A100_BF16 = A100.peak("bf16")
+
+# An n x n matmul does 2*n**3 operations on 3*n**2 numbers (read a and b, write a @ b): n/3 FLOP per byte in fp16.
+_T4_RIDGE_FP16 = T4.ridge_point("fp16")
+_T4_RIDGE_FP32 = T4.ridge_point("fp32")
+_T4_N = 3 * _T4_RIDGE_FP16  # fp16 intensity n/3 reaches the ridge point here
 
 
-def _steps_target() -> Target:
-    """Question 4 of lesson 06: optimizer steps in the training run, in the language shown now."""
+def _add_target() -> Target:
+    """Question 2 of lesson 06: the best rate of a bf16 vector add on an A100, in the language shown now."""
+    right, bw = _ADD_TFLOPS, A100.bandwidth_gb_s
     return Target(
-        float(_STEPS),
-        rel_tol=0.001,
+        right,
+        rel_tol=0.03,
         correct=_(
-            "{points} points ÷ {batch} per batch = {per_epoch} steps per epoch; "
-            "× {epochs} epochs = {steps} steps. One step is one batch: forward, loss, backward, update."
-        ).format(points=TRAIN_POINTS, batch=BATCH_SIZE, per_epoch=_STEPS_PER_EPOCH, epochs=EPOCHS, steps=_STEPS),
+            "{bw:g} × 10**9 bytes/s ÷ 6 bytes per addition = {right:.2f} × 10**12 additions per second, "
+            "{right:.2f} TFLOP/s: about {share:.1f}% of the {peak:g} TFLOP/s peak."
+        ).format(bw=bw, right=right, share=100 * right / _A100_BF16, peak=_A100_BF16),
         traps=(
-            Trap(float(_STEPS_PER_EPOCH), _("that is the number of steps in one epoch. The run lasts 10 epochs.")),
-            Trap(float(EPOCHS), _("that is the number of epochs. Each epoch takes one step per batch.")),
             Trap(
-                float(TRAIN_POINTS * EPOCHS),
-                _("that counts examples, not steps. One step handles a whole batch of 30 points at once."),
+                _A100_BF16,
+                _("that is the compute peak. A vector add is memory-bound: bytes, not arithmetic, limit it."),
             ),
             Trap(
-                float(TRAIN_POINTS),
-                _("that is the number of training points. A step handles a batch of 30 of them."),
+                bw * 1e9 / 12 / 1e12,
+                _("that uses 4-byte fp32 numbers (12 bytes per addition); bf16 takes 2 bytes."),
+            ),
+            Trap(bw * 1e9 / 4 / 1e12, _("that counts only the two inputs read. The result is written too: 6 bytes.")),
+            Trap(bw * 1e9 / 2 / 1e12, _("that counts one 2-byte number per addition. Two are read and one written.")),
+            Trap(bw / 6, _("that is in GFLOP/s (10**9 per second); the question asks for TFLOP/s (10**12).")),
+            Trap(
+                bw / 1e3,
+                _("that assumes one operation per byte. Divide the bytes per second by 6 bytes per addition."),
+            ),
+        ),
+    )
+
+
+def _compute_bound_target() -> Target:
+    """Question 3 of lesson 06: the smallest compute-bound fp16 matmul on a T4, in the language shown now."""
+    right = _T4_N
+    return Target(
+        right,
+        rel_tol=0.03,
+        correct=_(
+            "the T4's fp16 ridge point is {ridge:.0f} FLOP/byte, and an fp16 matmul does n/3 FLOP "
+            "per byte, so n/3 = {ridge:.0f} gives n ≈ {n:.0f}. Larger matmuls are compute-bound there."
+        ).format(ridge=_T4_RIDGE_FP16, n=right),
+        traps=(
+            Trap(
+                6 * _T4_RIDGE_FP16,
+                _("that uses fp32's 4 bytes per number (n/6 FLOP per byte); fp16 takes 2 bytes."),
+            ),
+            Trap(
+                2 * _T4_RIDGE_FP16,
+                _("that counts only the two matrices read. The result is written too: 3·n² numbers."),
+            ),
+            Trap(
+                _T4_RIDGE_FP16,
+                _("that is the ridge point in FLOP/byte. Now find the n whose intensity n/3 reaches it."),
+            ),
+            Trap(
+                3 * _T4_RIDGE_FP32,
+                _(
+                    "that uses the fp32 ridge point. fp16 runs on the Tensor Cores, whose peak is {peak:g} TFLOP/s."
+                ).format(peak=T4.peak("fp16")),
+            ),
+            Trap(
+                6 * _T4_RIDGE_FP32,
+                _("that uses the fp32 ridge point and fp32's 4 bytes; the question is about fp16."),
             ),
         ),
     )
@@ -41,140 +91,97 @@ def _steps_target() -> Target:
 
 EXERCISES: list[Exercise] = [
     ChoiceExercise(
-        "06-sorted-data",
-        title=lazy("training on class-sorted data"),
+        "06-t4-tf32",
+        title=lazy("TF32 on a T4"),
         options={
-            "A": lazy("The learning rate is too small: raise it."),
-            "B": lazy("Each run of one class undoes what the run before taught. Fix: shuffle every epoch."),
-            "C": lazy("The model is too small to tell two classes apart: add layers and neurons."),
-            "D": lazy("The batches are too small to be useful: make each batch larger."),
-        },
-        answer="B",
-        correct=lazy(
-            "a long run of cats teaches 'always answer cat'; then the dogs overwrite it. With "
-            "`DataLoader(..., shuffle=True)` every batch is a fair mix of both classes."
-        ),
-        feedback={
-            "A": lazy(
-                "a larger learning rate makes each run of one class overwrite the previous run even faster. "
-                "The order of the data is the problem."
-            ),
-            "C": lazy(
-                "Step 1 trained the same model on the same data, shuffled, and it learned all three classes. "
-                "The model was big enough; the order was wrong."
-            ),
-            "D": lazy(
-                "from sorted data a larger batch is still almost all one class. Only a mixed order gives mixed batches."
-            ),
-        },
-        hints=(
-            lazy("Look back at the saw-tooth loss curve in Step 1. What does the model see for ten steps in a row?"),
-            lazy("What does `shuffle=True` change about each batch?"),
-        ),
-        explanation=lazy(
-            "Without shuffling, the model sees only cats for many steps and learns 'always cat'; "
-            "then only dogs, which undoes that. At the end it has forgotten the first class (Step 1's "
-            "saw-tooth loss). Shuffling every epoch makes each batch a fair sample of all classes."
-        ),
-    ),
-    ChoiceExercise(
-        "06-normalise-validation",
-        title=lazy("which statistics normalise the validation set"),
-        options={
-            "A": lazy("The validation set's own mean and standard deviation."),
-            "B": lazy("The training set's mean and standard deviation, for both sets."),
-            "C": lazy("The mean and standard deviation of the training and validation sets together."),
-            "D": lazy("None: normalise only the training set and leave the validation set raw."),
-        },
-        answer="B",
-        correct=lazy(
-            "at prediction time you do not know the statistics of future data. The model learned on "
-            "inputs shifted and scaled with the training statistics, so every later input gets the same shift "
-            "and scale."
-        ),
-        feedback={
-            "A": lazy(
-                "then the same raw point would be shifted differently in the two sets, and you use facts "
-                "about data the model should not know yet. Use the training statistics for both."
-            ),
-            "C": lazy(
-                "that lets the validation data leak into the preparation, so the validation score is too "
-                "hopeful. Use the training set's statistics only."
-            ),
-            "D": lazy(
-                "the model learned on inputs near 0 with a spread of about 1. Raw inputs around 100 would "
-                "look nothing like what it learned on."
-            ),
-        },
-        hints=(
-            lazy("When the model is used for real, which data do you have statistics for?"),
-            lazy("The model must see every input shifted and scaled in exactly the same way it was trained on."),
-        ),
-        explanation=lazy(
-            "Compute the mean and standard deviation on the training set only, then apply them to "
-            "the training set, the validation set and any future data (Step 1, 'Split, then normalise')."
-        ),
-        code='answer = "B"\n# mean, std = x_train_raw.mean(0), x_train_raw.std(0)\n# x_val = (x_val_raw - mean) / std',
-    ),
-    ChoiceExercise(
-        "06-overfitting",
-        title=lazy("training loss falls, validation loss rises"),
-        options={
-            "A": lazy("Underfitting: the model needs more epochs."),
+            "A": lazy("The fp32 matmuls move to the Tensor Cores and run several times faster."),
             "B": lazy(
-                "Overfitting: the model memorises the training set. Weight decay, dropout or early stopping help."
+                "Nothing changes: the T4 has no TF32. Run the model in fp16 instead, for example with "
+                '`torch.autocast("cuda", dtype=torch.float16)`.'
             ),
-            "C": lazy("The learning rate is too large and training is diverging."),
-            "D": lazy("The validation set is too small to mean anything."),
+            "C": lazy("Nothing changes; switch to bf16, which the T4's Tensor Cores take."),
+            "D": lazy("PyTorch raises an error, because the T4 does not support the flag."),
         },
         answer="B",
         correct=lazy(
-            "the model has started to learn the noise and the wrong labels of the training set, not the "
-            "pattern. Regularisation (weight decay, dropout, augmentation) makes memorising harder; early "
-            "stopping keeps the weights from the best validation epoch. More or cleaner data helps too."
+            "TF32 arrived with Ampere (compute capability 8.0). The T4 is {architecture} "
+            "({capability}): its Tensor Cores take fp16 only, so fp16 is the way to use them.",
+            architecture=T4.architecture,
+            capability=T4.compute_capability,
         ),
         feedback={
             "A": lazy(
-                "underfitting shows as a training loss that stays high. Here it keeps falling, and more "
-                "epochs would make the gap wider."
+                "the flag only allows TF32 where a GPU has it. The T4 is {architecture}, compute capability "
+                "{capability}, and TF32 needs 8.0 or newer.",
+                architecture=T4.architecture,
+                capability=T4.compute_capability,
             ),
             "C": lazy(
-                "a learning rate that is too large makes the training loss jump up or turn into nan. Here "
-                "the training loss keeps falling."
+                "the T4's Tensor Cores take fp16, not bf16 (see the table in Step 4). bf16 runs slowly there, "
+                "if at all."
             ),
             "D": lazy(
-                "Step 4's validation set had 300 points and showed the same rise. A rising validation "
-                "loss with a falling training loss is the classic sign of memorising."
+                "the flag is only a permission. PyTorch accepts it on every GPU and ignores it where there is no TF32."
             ),
         },
         hints=(
-            lazy("Which loss measures data the model has never trained on?"),
-            lazy("Step 4 showed this exact picture with no regularisation. What did it call it?"),
+            lazy("Which GPU generation brought TF32? Which generation is the T4?"),
+            lazy("Step 4's table lists, for each GPU, which precisions its Tensor Cores take."),
         ),
         explanation=lazy(
-            "Falling training loss with rising validation loss is overfitting (Step 4). Weight decay "
-            "and dropout keep the validation loss lower; early stopping keeps the best epoch's weights."
+            "TF32 needs Ampere or newer; the T4 is {architecture} and its Tensor Cores take fp16 only. "
+            "Setting `allow_tf32` changes nothing there. Use fp16, e.g. with `torch.autocast`.",
+            architecture=T4.architecture,
         ),
     ),
     NumberExercise(
-        "06-steps",
-        title=lazy("optimizer steps in a training run"),
+        "06-bf16-add",
+        title=lazy("best rate of a bf16 vector add"),
         unit="",
-        target=_steps_target,
+        target=_add_target,
         hints=(
-            lazy("One step is one batch. How many batches of 30 are there in 900 points?"),
-            lazy("That is the number of steps in one epoch. Multiply by the {epochs} epochs.", epochs=EPOCHS),
+            lazy("A vector add is memory-bound: its rate is bandwidth × arithmetic intensity."),
+            lazy("Each bf16 addition reads two 2-byte numbers and writes one: 6 bytes for 1 operation."),
+            lazy("In code: `{bandwidth:g}e9 / 6 / 1e12`.", bandwidth=A100.bandwidth_gb_s),
         ),
         explanation=lazy(
-            "{points} ÷ {batch} = {per_epoch} steps per epoch (`len(loader)`), "
-            "× {epochs} epochs = {steps} steps: the length of the learning-rate schedule in Step 3.",
-            points=TRAIN_POINTS,
-            batch=BATCH_SIZE,
-            per_epoch=_STEPS_PER_EPOCH,
-            epochs=EPOCHS,
-            steps=_STEPS,
+            "Intensity = 1 operation ÷ 6 bytes. Rate = {bandwidth:g} × 10**9 bytes/s ÷ 6 = "
+            "{rate:.2f} TFLOP/s, far below the {peak:g} TFLOP/s peak. The add is memory-bound (the bf16 "
+            "ridge point is {ridge:.0f} FLOP/byte), so a GPU with twice the TFLOP/s does not help it; "
+            "more bandwidth does, and so does fusing several elementwise operations into one kernel.",
+            bandwidth=A100.bandwidth_gb_s,
+            rate=_ADD_TFLOPS,
+            peak=_A100_BF16,
+            ridge=A100.ridge_point("bf16"),
         ),
-        code=f"steps_per_epoch = {TRAIN_POINTS} // {BATCH_SIZE}   # len(loader)\n"
-        f"answer = steps_per_epoch * {EPOCHS}   # {_STEPS}",
+        code=lazy(
+            "bandwidth = {bandwidth:g}e9   # bytes per second\nanswer = bandwidth / 6 / 1e12   # TFLOP/s: {rate:.2f}",
+            bandwidth=A100.bandwidth_gb_s,
+            rate=_ADD_TFLOPS,
+        ),
+    ),
+    NumberExercise(
+        "06-t4-compute-bound",
+        title=lazy("smallest compute-bound fp16 matmul on a T4"),
+        unit="",
+        target=_compute_bound_target,
+        hints=(
+            lazy("Step 6 printed the T4's fp16 ridge point. Which n gives an fp16 matmul that intensity?"),
+            lazy(
+                "An n × n matmul does 2·n³ operations and moves 3·n² numbers; in fp16 each is 2 bytes, "
+                "so n/3 FLOP/byte."
+            ),
+            lazy("Solve n/3 = peak ÷ bandwidth for n."),
+        ),
+        explanation=lazy(
+            "Ridge point = ({peak:g} × 10**12) ÷ ({bandwidth:g} × 10**9) = "
+            "{ridge:.0f} FLOP/byte. Intensity of an fp16 matmul = 2·n³ ÷ (3·n² × 2 bytes) = n/3. "
+            "n/3 = {ridge:.0f} gives n ≈ {n:.0f}.",
+            peak=T4.peak("fp16"),
+            bandwidth=T4.bandwidth_gb_s,
+            ridge=_T4_RIDGE_FP16,
+            n=_T4_N,
+        ),
+        code=f'from lessonkit.gpus import find_gpu\n\nanswer = 3 * find_gpu("T4").ridge_point("fp16")   # {_T4_N:.0f}',
     ),
 ]

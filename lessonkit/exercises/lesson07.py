@@ -2,215 +2,179 @@
 
 from __future__ import annotations
 
-from lessonkit.estimate import estimate, estimate_inference
 from lessonkit.exercises.base import Exercise
 from lessonkit.exercises.judging import Target, Trap
 from lessonkit.exercises.kinds import ChoiceExercise, NumberExercise
 from lessonkit.i18n import _, lazy
-from lessonkit.models import find_model
-from lessonkit.units import GB, GIB
 
-LLAMA_8B = find_model("llama-3.1-8b")
-CHAT_TOKENS = 32768  # the conversation of question 1: a quarter of Llama 3.1's 131,072-token context
-GEMMA_9B = find_model("gemma-2-9b")  # question 3: its row in the lesson's table for generating text in fp16
-
-
-def _chat() -> tuple[int, int, int]:
-    """(weights, KV cache, whole estimate) in bytes: Llama 3.1 8B, fp16, a CHAT_TOKENS conversation (lesson 07)."""
-    est = estimate_inference(LLAMA_8B, dtype="fp16", seq_len=CHAT_TOKENS)
-    return est.breakdown["weights"], est.breakdown["kv_cache"], est.total
+# Lesson 07's training set and loader: 900 points in batches of 30, trained for 10 epochs in Step 3.
+TRAIN_POINTS = 900
+BATCH_SIZE = 30
+EPOCHS = 10
+_STEPS_PER_EPOCH = -(-TRAIN_POINTS // BATCH_SIZE)  # a last, smaller batch would still be a step
+_STEPS = _STEPS_PER_EPOCH * EPOCHS
 
 
-def _chat_target() -> Target:
-    """Question 1 of lesson 07: weights and KV cache of a long chat, in the language shown now."""
-    weights, kv, total = _chat()
-    c = LLAMA_8B
+def _steps_target() -> Target:
+    """Question 4 of lesson 07: optimizer steps in the training run, in the language shown now."""
     return Target(
-        (weights + kv) / GIB,
-        rel_tol=0.01,
+        float(_STEPS),
+        rel_tol=0.001,
         correct=_(
-            "weights {weights:.2f} GiB + KV cache {kv:.2f} GiB = {both:.2f} GiB. "
-            "With the CUDA context and the temporary buffers the whole estimate is {total:.2f} GiB."
-        ).format(weights=weights / GIB, kv=kv / GIB, both=(weights + kv) / GIB, total=total / GIB),
+            "{points} points ÷ {batch} per batch = {per_epoch} steps per epoch; "
+            "× {epochs} epochs = {steps} steps. One step is one batch: forward, loss, backward, update."
+        ).format(points=TRAIN_POINTS, batch=BATCH_SIZE, per_epoch=_STEPS_PER_EPOCH, epochs=EPOCHS, steps=_STEPS),
         traps=(
+            Trap(float(_STEPS_PER_EPOCH), _("that is the number of steps in one epoch. The run lasts 10 epochs.")),
+            Trap(float(EPOCHS), _("that is the number of epochs. Each epoch takes one step per batch.")),
             Trap(
-                weights / GIB,
-                _("that is the weights alone. Add the KV cache for every token of the conversation."),
+                float(TRAIN_POINTS * EPOCHS),
+                _("that counts examples, not steps. One step handles a whole batch of 30 points at once."),
             ),
             Trap(
-                (weights + kv * c.num_heads / c.num_kv_heads) / GIB,
-                _(
-                    "that counts a key-value head for each of the {heads} query heads. Llama 3.1 has only "
-                    "{kv_heads} KV heads (grouped-query attention), so its cache is "
-                    "{ratio} times smaller."
-                ).format(heads=c.num_heads, kv_heads=c.num_kv_heads, ratio=c.num_heads // c.num_kv_heads),
-            ),
-            Trap(
-                (weights + kv / 2) / GIB,
-                _(
-                    "that caches only the keys. The cache holds a key and a value for every token: the 2 in "
-                    "2 × layers × kv_heads × head_dim × bytes."
-                ),
-            ),
-            Trap(
-                total / GIB,
-                _(
-                    "that is the whole estimate, with the CUDA context and the temporary buffers. The question asks "
-                    "for the weights and the KV cache only."
-                ),
-            ),
-            Trap(
-                (2 * weights + 2 * kv) / GIB,
-                _("that uses 4 bytes per value, which is fp32. fp16 takes 2 bytes."),
+                float(TRAIN_POINTS),
+                _("that is the number of training points. A step handles a batch of 30 of them."),
             ),
         ),
     )
-
-
-def _chat_explanation() -> str:
-    """The worked answer to question 1 of lesson 07, in the language shown now."""
-    weights, kv, _total = _chat()
-    c = LLAMA_8B
-    per_token = 2 * c.num_layers * c.num_kv_heads * c.head_dim * 2
-    return _(
-        "Weights: {params:,} parameters × 2 bytes = {weights:,} bytes = {weights_gib:.2f} GiB. "
-        "KV cache: 2 × {layers} layers × {kv_heads} KV heads × {head_dim} × 2 bytes = "
-        "{per_token:,} bytes per token; × {tokens:,} tokens = {kv:.2f} GiB. "
-        "Together {both:.2f} GiB."
-    ).format(
-        params=c.n_params,
-        weights=weights,
-        weights_gib=weights / GIB,
-        layers=c.num_layers,
-        kv_heads=c.num_kv_heads,
-        head_dim=c.head_dim,
-        per_token=per_token,
-        tokens=CHAT_TOKENS,
-        kv=kv / GIB,
-        both=(weights + kv) / GIB,
-    )
-
-
-def _gemma() -> int:
-    """Bytes the lesson's table says Gemma 2 9B needs to generate text in fp16, at the usual settings (lesson 07)."""
-    return estimate(GEMMA_9B, "inference", "fp16").total
-
-
-def _gemma_target() -> Target:
-    """Question 3 of lesson 07: Gemma 2 9B's need in GB, in the language shown now."""
-    need = _gemma()
-    return Target(
-        need / GB,
-        rel_tol=0.01,
-        correct=_(
-            "{gib:.2f} GiB × 2**30 = {need:,} bytes = {gb:.2f} GB. Compare the need with a "
-            "listing in the same unit: a number in GiB looks about 7% smaller than the same memory in GB."
-        ).format(gib=need / GIB, need=need, gb=need / GB),
-        traps=(
-            Trap(
-                need / GIB,
-                _(
-                    "that is the table's figure in GiB, unchanged. A GiB (2**30 bytes) is bigger than a GB "
-                    "(10**9 bytes), so the same memory is a larger number of GB."
-                ),
-            ),
-            Trap(
-                need / GIB * GB / GIB,
-                _(
-                    "that converts the wrong way: it divides by 1.074 instead of multiplying. A GiB is bigger than a "
-                    "GB, so the number of GB must come out larger."
-                ),
-            ),
-            Trap(
-                need / GIB * 1.024,
-                _(
-                    "that multiplies by 1024/1000 once. A GiB is 1024 × 1024 × 1024 bytes and a GB "
-                    "1000 × 1000 × 1000: the factor is 1.024 three times, 1.074."
-                ),
-            ),
-        ),
-    )
-
-
-def _gemma_explanation() -> str:
-    """The worked answer to question 3 of lesson 07, in the language shown now."""
-    need = _gemma()
-    return _(
-        "{gib:.2f} GiB × 2**30 = {need:,} bytes; ÷ 10**9 = "
-        "{gb:.2f} GB. Always compare a need and a listing in the same unit."
-    ).format(gib=need / GIB, need=need, gb=need / GB)
 
 
 EXERCISES: list[Exercise] = [
-    NumberExercise(
-        "07-chat-memory",
-        title=lazy("weights + KV cache of a long chat"),
-        unit="GiB",
-        target=_chat_target,
-        hints=(
-            lazy(
-                "Two parts: the weights (parameters × 2 bytes in fp16) and the KV cache "
-                "(2 × layers × kv_heads × head_dim × 2 bytes per token, times the tokens)."
-            ),
-            lazy(
-                "`print(find_model('llama-3.1-8b'))` shows the shape: {layers} layers, "
-                "{kv_heads} KV heads of {head_dim}. Or let lessonkit add it up: "
-                "`estimate_inference(...).breakdown` has a 'weights' and a 'kv_cache' entry, in bytes.",
-                layers=LLAMA_8B.num_layers,
-                kv_heads=LLAMA_8B.num_kv_heads,
-                head_dim=LLAMA_8B.head_dim,
-            ),
-        ),
-        explanation=_chat_explanation,
-        code='est = estimate_inference("llama-3.1-8b", dtype="fp16", seq_len='
-        f'{CHAT_TOKENS})\nanswer = (est.breakdown["weights"] + est.breakdown["kv_cache"]) / 2**30   # GiB',
-    ),
     ChoiceExercise(
-        "07-where-to-run",
-        title=lazy("where to run a small app"),
+        "07-sorted-data",
+        title=lazy("training on class-sorted data"),
         options={
-            "A": lazy("Buy an RTX 4090 and keep it in a server."),
-            "B": lazy("Rent an H100 by the hour and keep it running."),
-            "C": lazy("Google Colab's free T4."),
-            "D": lazy("A serverless GPU."),
+            "A": lazy("The learning rate is too small: raise it."),
+            "B": lazy("Each run of one class undoes what the run before taught. Fix: shuffle every epoch."),
+            "C": lazy("The model is too small to tell two classes apart: add layers and neurons."),
+            "D": lazy("The batches are too small to be useful: make each batch larger."),
         },
-        answer="D",
+        answer="B",
         correct=lazy(
-            "a serverless GPU bills by the second while it answers, and nothing while it waits. The first "
-            "request after a quiet spell waits for a cold start, the few seconds of delay the app can accept."
+            "a long run of cats teaches 'always answer cat'; then the dogs overwrite it. With "
+            "`DataLoader(..., shuffle=True)` every batch is a fair mix of both classes."
         ),
         feedback={
             "A": lazy(
-                "a card of your own is paid for up front, and this one would sit idle almost all day. Owning "
-                "pays off for someone who keeps a GPU busy every day."
-            ),
-            "B": lazy(
-                "a rented GPU bills every hour it runs, busy or idle. And a 7B model does not need an 80 GB card."
+                "a larger learning rate makes each run of one class overwrite the previous run even faster. "
+                "The order of the data is the problem."
             ),
             "C": lazy(
-                "Colab is for notebooks you run by hand. Its sessions end and its free GPUs come with usage "
-                "limits, so it cannot serve an app around the clock."
+                "Step 1 trained the same model on the same data, shuffled, and it learned all three classes. "
+                "The model was big enough; the order was wrong."
+            ),
+            "D": lazy(
+                "from sorted data a larger batch is still almost all one class. Only a mixed order gives mixed batches."
             ),
         },
         hints=(
-            lazy("How many hours a day is the GPU actually busy? Which option charges only for those?"),
-            lazy("Step 3 lists four ways to get a GPU. Which one suits bursty traffic, and what is its catch?"),
+            lazy("Look back at the saw-tooth loss curve in Step 1. What does the model see for ten steps in a row?"),
+            lazy("What does `shuffle=True` change about each batch?"),
         ),
         explanation=lazy(
-            "Traffic of a few requests at unpredictable times is what serverless GPUs are for: pay per "
-            "second of work, nothing while idle, at the cost of a cold start after a pause."
+            "Without shuffling, the model sees only cats for many steps and learns 'always cat'; "
+            "then only dogs, which undoes that. At the end it has forgotten the first class (Step 1's "
+            "saw-tooth loss). Shuffling every epoch makes each batch a fair sample of all classes."
+        ),
+    ),
+    ChoiceExercise(
+        "07-normalise-validation",
+        title=lazy("which statistics normalise the validation set"),
+        options={
+            "A": lazy("The validation set's own mean and standard deviation."),
+            "B": lazy("The training set's mean and standard deviation, for both sets."),
+            "C": lazy("The mean and standard deviation of the training and validation sets together."),
+            "D": lazy("None: normalise only the training set and leave the validation set raw."),
+        },
+        answer="B",
+        correct=lazy(
+            "at prediction time you do not know the statistics of future data. The model learned on "
+            "inputs shifted and scaled with the training statistics, so every later input gets the same shift "
+            "and scale."
+        ),
+        feedback={
+            "A": lazy(
+                "then the same raw point would be shifted differently in the two sets, and you use facts "
+                "about data the model should not know yet. Use the training statistics for both."
+            ),
+            "C": lazy(
+                "that lets the validation data leak into the preparation, so the validation score is too "
+                "hopeful. Use the training set's statistics only."
+            ),
+            "D": lazy(
+                "the model learned on inputs near 0 with a spread of about 1. Raw inputs around 100 would "
+                "look nothing like what it learned on."
+            ),
+        },
+        hints=(
+            lazy("When the model is used for real, which data do you have statistics for?"),
+            lazy("The model must see every input shifted and scaled in exactly the same way it was trained on."),
+        ),
+        explanation=lazy(
+            "Compute the mean and standard deviation on the training set only, then apply them to "
+            "the training set, the validation set and any future data (Step 1, 'Split, then normalise')."
+        ),
+        code='answer = "B"\n# mean, std = x_train_raw.mean(0), x_train_raw.std(0)\n# x_val = (x_val_raw - mean) / std',
+    ),
+    ChoiceExercise(
+        "07-overfitting",
+        title=lazy("training loss falls, validation loss rises"),
+        options={
+            "A": lazy("Underfitting: the model needs more epochs."),
+            "B": lazy(
+                "Overfitting: the model memorises the training set. Weight decay, dropout or early stopping help."
+            ),
+            "C": lazy("The learning rate is too large and training is diverging."),
+            "D": lazy("The validation set is too small to mean anything."),
+        },
+        answer="B",
+        correct=lazy(
+            "the model has started to learn the noise and the wrong labels of the training set, not the "
+            "pattern. Regularisation (weight decay, dropout, augmentation) makes memorising harder; early "
+            "stopping keeps the weights from the best validation epoch. More or cleaner data helps too."
+        ),
+        feedback={
+            "A": lazy(
+                "underfitting shows as a training loss that stays high. Here it keeps falling, and more "
+                "epochs would make the gap wider."
+            ),
+            "C": lazy(
+                "a learning rate that is too large makes the training loss jump up or turn into nan. Here "
+                "the training loss keeps falling."
+            ),
+            "D": lazy(
+                "Step 4's validation set had 300 points and showed the same rise. A rising validation "
+                "loss with a falling training loss is the classic sign of memorising."
+            ),
+        },
+        hints=(
+            lazy("Which loss measures data the model has never trained on?"),
+            lazy("Step 4 showed this exact picture with no regularisation. What did it call it?"),
+        ),
+        explanation=lazy(
+            "Falling training loss with rising validation loss is overfitting (Step 4). Weight decay "
+            "and dropout keep the validation loss lower; early stopping keeps the best epoch's weights."
         ),
     ),
     NumberExercise(
-        "07-gib-to-gb",
-        title=lazy("{name}'s need in GB", name=GEMMA_9B.name),
-        unit="GB",
-        target=_gemma_target,
+        "07-steps",
+        title=lazy("optimizer steps in a training run"),
+        unit="",
+        target=_steps_target,
         hints=(
-            lazy("The table's figure is in GiB: 1 GiB = 2**30 bytes. Turn it into bytes first, then divide by 10**9."),
-            lazy('Or ask lessonkit: `estimate("gemma-2-9b", "inference", "fp16").total` is in bytes.'),
+            lazy("One step is one batch. How many batches of 30 are there in 900 points?"),
+            lazy("That is the number of steps in one epoch. Multiply by the {epochs} epochs.", epochs=EPOCHS),
         ),
-        explanation=_gemma_explanation,
-        code='answer = estimate("gemma-2-9b", "inference", "fp16").total / 1e9   # GB',
+        explanation=lazy(
+            "{points} ÷ {batch} = {per_epoch} steps per epoch (`len(loader)`), "
+            "× {epochs} epochs = {steps} steps: the length of the learning-rate schedule in Step 3.",
+            points=TRAIN_POINTS,
+            batch=BATCH_SIZE,
+            per_epoch=_STEPS_PER_EPOCH,
+            epochs=EPOCHS,
+            steps=_STEPS,
+        ),
+        code=f"steps_per_epoch = {TRAIN_POINTS} // {BATCH_SIZE}   # len(loader)\n"
+        f"answer = steps_per_epoch * {EPOCHS}   # {_STEPS}",
     ),
 ]

@@ -1,7 +1,7 @@
 """The course as learners and teachers use it, in a real browser (make e2e).
 
 JupyterLab runs on 127.0.0.1 with a token; Debian's chromium, driven by Playwright, opens the lesson
-with an ipywidgets control (lesson 07's VRAM calculator once it exists; tests/e2e/widget_fixture.ipynb
+with an ipywidgets control (lesson 05's VRAM calculator once it exists; tests/e2e/widget_fixture.ipynb
 until a lesson has a widget), runs every cell, checks that no cell shows an error, changes the
 widgets and sees the output change. Then it opens the handouts that `make handouts` wrote, offline,
 in both editions, and checks that their plots, math and widget snapshots are visible, that the student
@@ -107,7 +107,7 @@ def widget_lesson() -> Path:
     for path in handouts.lessons(ROOT):
         nb = nbformat.read(path, as_version=4)
         code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
-        shows_widget = any(  # a stored widget view, e.g. lesson 07's `calc.widget()` made by lessonkit
+        shows_widget = any(  # a stored widget view, e.g. lesson 05's `calc.widget()` made by lessonkit
             WIDGET_VIEW in out.get("data", {}) for c in nb.cells if c.cell_type == "code" for out in c.outputs
         )
         if shows_widget or USES_WIDGETS.search(code):
@@ -771,7 +771,7 @@ def read_handout(context, path: Path, nb) -> tuple[list[reader_check.Cell], dict
 # (cell id, markdown, cell tags, problems in JupyterLab, problems in a handout)
 PLANTED = [
     ("title", "# Planted defects", [], [], []),
-    # JupyterLab pairs the two dollars (issue 12, lesson 07); the handout's converter follows pandoc's
+    # JupyterLab pairs the two dollars (issue 12, lesson 05); the handout's converter follows pandoc's
     # rule (no digit right after a closing $), so there it is text, as meant.
     ("price", "A 24 GB card rents for about $0.35 to $1.10 an hour.", [], ["math"], []),
     ("price-entity", "A 24 GB card rents for about &#36;0.35 to &#36;1.10 an hour.", [], ["math"], []),

@@ -72,7 +72,7 @@ def test_doctor_benchmarks_only_sizes_that_fit(crowded_t4):
             assert 3 * n * n * (2 if dtype == "fp16" else 4) <= FREE / 2
 
 
-# --- the VRAM calculator of lesson 07, with this machine's free memory as the budget ----------------
+# --- the VRAM calculator of lesson 05, with this machine's free memory as the budget ----------------
 
 
 def test_this_machine_is_the_free_memory_not_the_total(crowded_t4):

@@ -157,7 +157,7 @@ def test_every_relative_link_in_the_copies_resolves(course):
             assert target.exists(), f"{copy.name}: {link} -> {target} is missing"
             if target.suffix == ".ipynb":
                 assert target.parent == copy.parent, f"{copy.name}: {link} leaves the copies"
-    assert "../README.md" in seen and "07_choosing_a_gpu_and_a_cloud.ipynb" in seen, seen
+    assert "../README.md" in seen and "05_choosing_a_gpu_and_a_cloud.ipynb" in seen, seen
 
 
 @pytest.mark.parametrize(

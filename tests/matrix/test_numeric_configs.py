@@ -3,7 +3,7 @@
 A learner's CPU takes other code paths than the machine that recorded the outputs (AVX2 instead of AVX-512 or
 AMX, another BLAS kernel, another thread count), so floats can differ in their last digits. tests/numeric_configs.py
 lists settings that reproduce such differences on one machine; benchmarks/numeric_configs.py shows which of them
-change lesson 06's losses here. The first test proves the perturbation is real on the machine the suite runs on,
+change lesson 07's losses here. The first test proves the perturbation is real on the machine the suite runs on,
 so that the second one, every lesson under each setting, is worth something.
 """
 
@@ -21,7 +21,7 @@ from tests.numeric_configs import CONFIGS
 ROOT = Path(__file__).resolve().parents[2]
 NBVAL = ["--nbval", "--nbval-current-env", "--nbval-sanitize-with", "tests/nbval_sanitize.cfg"]
 
-# Lesson 06's overfitting run in miniature: 150 full-batch AdamW steps, printed at full precision.
+# Lesson 07's overfitting run in miniature: 150 full-batch AdamW steps, printed at full precision.
 TRAIN = """
 import torch, torch.nn as nn, torch.nn.functional as F
 torch.set_num_threads(1)
