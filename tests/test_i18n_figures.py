@@ -37,7 +37,7 @@ from lessonkit import plotfont  # noqa: E402
 
 FIGURES = [(edition, *figure) for edition in i18n.EDITIONS for figure in figure_check.stored_figures(edition)]
 IDS = [f"{edition}-{lesson[:2]}-cell{number}" for edition, lesson, number, *_rest in FIGURES]
-ALLOWED = i18n.allowed_latin()
+ALLOWED = {edition: i18n.allowed_latin(edition) for edition in i18n.EDITIONS}
 
 
 def test_every_edition_has_stored_figures():
@@ -59,7 +59,7 @@ def test_a_stored_figures_labels_are_in_the_editions_language(edition, lesson, n
     english = [
         f"line {label.line} {label.how} {label.text!r}: {', '.join(words)}"
         for label in figure_check.figure_labels(cell.source, context)
-        if (words := i18n.latin_words(label.text, ALLOWED))
+        if (words := i18n.latin_words(label.text, ALLOWED[edition]))
     ]
     assert not english, f"{edition}/{lesson} cell {number} (id {cell.id}) labels its figure in English:\n" + "\n".join(
         english
@@ -126,7 +126,7 @@ def test_labels_are_read_from_literals_and_from_the_dicts_a_loop_runs_over():
         ("set_yticks", "int4"),
         ("set_yticks", "weights only"),
     }
-    english = {text for _how, text in found if i18n.latin_words(text, ALLOWED)}
+    english = {text for _how, text in found if i18n.latin_words(text, ALLOWED["zh-Hans"])}
     assert english == {"no regularisation", "epoch", "{} per step", "weights only"}
 
 
@@ -148,7 +148,10 @@ def test_lessonkits_figures_label_themselves_in_the_editions_language(edition):
         job = estimate("llama-3.2-1b", "lora", "int4", seq_len=2048, checkpointing=True)
         figures.append(plot_breakdown([job], ["LoRA"], moments=True, gpu="T4").figure)
         english = [
-            (text, words) for fig in figures for text in _texts(fig) if (words := i18n.latin_words(text, ALLOWED))
+            (text, words)
+            for fig in figures
+            for text in _texts(fig)
+            if (words := i18n.latin_words(text, ALLOWED[edition]))
         ]
     finally:
         plt.close("all")

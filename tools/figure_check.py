@@ -289,9 +289,9 @@ def main() -> int:
     sys.path.insert(0, str(ROOT / "tools"))
     import i18n
 
-    allowed = i18n.allowed_latin()
     problems = 0
     for edition in i18n.EDITIONS:
+        allowed = i18n.allowed_latin(edition)
         for lesson, number, cell, png, context in stored_figures(edition):
             boxes = tofu_boxes(png)
             english = [
