@@ -196,38 +196,60 @@ def _names(node: ast.AST) -> Iterator[str]:
             yield child.id
 
 
-def _dict_keys_of(tree: ast.AST) -> dict[str, list[str]]:
-    """For each loop variable that runs over a dict literal's keys (`for name in {...}`, `for name, v in {...}.items()`,
-    `{name: ... for name in {...}}`) or a dict assigned to a name, the keys it takes."""
+def _loop_keys(node: ast.For | ast.comprehension, dicts: dict[str, list[str]]) -> list[tuple[str, list[str]]]:
+    """(variable, keys): a loop over dict keys, `for k in {...}`, `for k, v in d.items()`, `zip(xs, d.items())`."""
+    sources = [node.iter]
+    if isinstance(node.iter, ast.Call) and getattr(node.iter.func, "id", None) == "zip":
+        sources = node.iter.args
+    targets = node.target.elts if isinstance(node.target, ast.Tuple) and len(sources) > 1 else [node.target]
+    found = []
+    for source, target in zip(sources, targets):
+        if isinstance(source, ast.Call) and isinstance(source.func, ast.Attribute):
+            source = source.func.value  # d.items(), d.keys()
+        keys = _literal_keys(source) or dicts.get(getattr(source, "id", ""), [])
+        if isinstance(target, ast.Tuple) and target.elts:
+            target = target.elts[0]  # (key, value)
+        if keys and isinstance(target, ast.Name):
+            found.append((target.id, keys))
+    return found
+
+
+def _dict_keys_of(context: list[ast.AST], cell: ast.AST) -> dict[str, list[str]]:
+    """For each loop variable of `cell` that runs over a dict's keys, the keys it takes. A dict is known by a literal,
+    or by its name from the notebook's cells so far: `d = {...}`, `d["key"] = ...`, `d[k] = ...` in a loop over a
+    literal's keys."""
     dicts: dict[str, list[str]] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and isinstance(node.value, (ast.Dict, ast.DictComp)):
-            keys = _literal_keys(node.value)
-            for target in node.targets:
-                if isinstance(target, ast.Name) and keys:
-                    dicts[target.id] = keys
+    for tree in [*context, cell]:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign) and isinstance(node.value, (ast.Dict, ast.DictComp)):
+                for target in node.targets:
+                    if isinstance(target, ast.Name) and (keys := _literal_keys(node.value)):
+                        dicts[target.id] = keys
+            if isinstance(node, ast.For):
+                looped = dict(_loop_keys(node, dicts))
+                for inner in ast.walk(node):
+                    for target in inner.targets if isinstance(inner, ast.Assign) else []:
+                        if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+                            key = looped.get(getattr(target.slice, "id", ""), [])
+                            dicts.setdefault(target.value.id, []).extend(
+                                k for k in key if k not in dicts[target.value.id]
+                            )
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if (
+                        isinstance(target, ast.Subscript)
+                        and isinstance(target.value, ast.Name)
+                        and isinstance(target.slice, ast.Constant)
+                        and isinstance(target.slice.value, str)
+                    ):
+                        dicts.setdefault(target.value.id, [])
+                        if target.slice.value not in dicts[target.value.id]:
+                            dicts[target.value.id].append(target.slice.value)
     loops: dict[str, list[str]] = {}
-    for node in ast.walk(tree):
+    for node in ast.walk(cell):
         if isinstance(node, (ast.For, ast.comprehension)):
-            source = node.iter
-            if isinstance(source, ast.Call) and isinstance(source.func, ast.Attribute):
-                source = source.func.value  # d.items(), d.keys()
-            if isinstance(source, ast.Call) and getattr(source.func, "id", None) == "zip":  # zip(axes, d.items())
-                for argument in source.args:
-                    inner = (
-                        argument.func.value
-                        if isinstance(argument, ast.Call) and isinstance(argument.func, ast.Attribute)
-                        else argument
-                    )
-                    keys = _literal_keys(inner) or dicts.get(getattr(inner, "id", ""), [])
-                    for name in _names(node.target):
-                        if keys:
-                            loops.setdefault(name, []).extend(keys)
-                continue
-            keys = _literal_keys(source) or dicts.get(getattr(source, "id", ""), [])
-            target = node.target.elts[0] if isinstance(node.target, ast.Tuple) else node.target
-            if keys and isinstance(target, ast.Name):
-                loops.setdefault(target.id, []).extend(keys)
+            for name, keys in _loop_keys(node, dicts):
+                loops.setdefault(name, []).extend(keys)
     return loops
 
 
@@ -244,14 +266,20 @@ def _literal_keys(node: ast.AST) -> list[str]:
     return []
 
 
-def figure_labels(source: str, context: str = "") -> list[Label]:
+def figure_labels(source: str, context: str | list[str] = "") -> list[Label]:
     """The texts a figure cell's code gives matplotlib: literal strings passed as titles, axis labels, legend
     entries, tick labels or annotations, and the dict keys a shown loop variable takes, read from `source` and
     the notebook's earlier code `context` (where the dict was built)."""
     from i18n import _as_python  # the cell's IPython lines read as comments, as the catalogs read them
 
     tree = ast.parse(_as_python(source))
-    loops = _dict_keys_of(ast.parse(_as_python(context + "\n" + source)))
+    trees = []
+    for cell in [context] if isinstance(context, str) else context:  # each cell alone: one may not parse
+        try:
+            trees.append(ast.parse(_as_python(cell)))
+        except SyntaxError:
+            continue
+    loops = _dict_keys_of(trees, tree)
     found: list[Label] = []
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
@@ -270,8 +298,10 @@ def figure_labels(source: str, context: str = "") -> list[Label]:
     return found
 
 
-def stored_figures(edition: str, root: Path = ROOT) -> Iterator[tuple[str, int, nbformat.NotebookNode, bytes, str]]:
-    """(lesson file, cell number, cell, PNG, the code before it) for every stored figure of an edition."""
+def stored_figures(
+    edition: str, root: Path = ROOT
+) -> Iterator[tuple[str, int, nbformat.NotebookNode, bytes, list[str]]]:
+    """(lesson file, cell number, cell, PNG, the code cells before it) for every stored figure of an edition."""
     for path in sorted((root / "notebooks" / edition).glob("[0-9][0-9]_*.ipynb")):
         nb = nbformat.read(path, as_version=4)
         before: list[str] = []
@@ -281,7 +311,7 @@ def stored_figures(edition: str, root: Path = ROOT) -> Iterator[tuple[str, int, 
             for output in cell.get("outputs", []):
                 png = output.get("data", {}).get("image/png")
                 if png:
-                    yield path.name, number, cell, base64.b64decode(png), "\n".join(before)
+                    yield path.name, number, cell, base64.b64decode(png), list(before)
             before.append(cell.source)
 
 

@@ -572,7 +572,7 @@ def output_texts(nb: nbformat.NotebookNode) -> list[tuple[int, str, str]]:
 # own catalogs (GPUs, models, cloud providers) and the glossary's own Chinese terms are added by allowed_latin().
 ALLOWED_LATIN: dict[str, tuple[str, ...]] = {
     # units the lessons write in every language (README: MiB, GiB, GB), and time units
-    "units": ("B", "KiB", "MiB", "GiB", "KB", "MB", "GB", "TB", "GB/s", "TB/s", "ms", "ns", "W"),
+    "units": ("B", "KiB", "MiB", "GiB", "TiB", "KB", "MB", "GB", "TB", "GB/s", "TB/s", "ms", "ns", "W"),
     # throughput units and counts written as in the datasheets
     "rates": ("FLOP", "FLOPs", "GFLOP", "TFLOP/s", "GFLOP/s", "TOPS", "tokens/s"),
     # terms both editions keep in Latin letters, as the glossary does LoRA (zh-Hans: notebook, as 笔记本 is a laptop)
