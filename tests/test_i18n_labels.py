@@ -44,7 +44,9 @@ def test_labels_are_checked_where_they_are_written():
 
 def test_a_labels_english_is_found_for_translation(tmp_path):
     """tools/i18n.py reads the literal dict: a label nobody translated makes `make test` name it."""
-    shutil.copytree(ROOT / "lessonkit", tmp_path / "lessonkit", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        ROOT / "lessonkit", tmp_path / "lessonkit", ignore=shutil.ignore_patterns("__pycache__", "*.mo", "data")
+    )
     module = tmp_path / "lessonkit" / "planted.py"
     module.write_text(
         'from lessonkit.i18n import Labels\n\nSHOWN = Labels("planted table", {"no_reg": "no regularisation"})\n'
