@@ -1,8 +1,8 @@
 """How `lessonkit doctor` shows its report: text in a terminal, HTML in a notebook (lesson 01).
 
-Device, nvidia-smi (and amd-smi or rocm-smi on an AMD machine), matmuls, what fits. Every sentence goes through lessonkit.i18n, so the report speaks the
-language set when it is rendered; in a notebook its tables are HTML tables (lessonkit.table), which line up in a
-browser where padded Chinese text does not.
+Device, nvidia-smi (and amd-smi or rocm-smi on an AMD machine), matmuls, what fits. Every sentence goes through
+lessonkit.i18n, so the report speaks the language set when it is rendered; in a notebook its tables are HTML
+tables (lessonkit.table), which line up in a browser where padded Chinese text does not.
 """
 
 from __future__ import annotations
