@@ -132,25 +132,31 @@ CHROMIUM  ?= /usr/bin/chromium
 SUDO      := $(if $(filter 0,$(shell id -u 2>/dev/null)),,sudo)
 E2E_STAMP := $(VENV)/.installed-e2e
 
-.PHONY: chromium handouts e2e
+.PHONY: fonts chromium handouts e2e
 
 $(E2E_STAMP): requirements-e2e.txt $(STAMP)
 	$(BIN)/python -m pip install --disable-pip-version-check -r requirements-e2e.txt
 	@touch $(E2E_STAMP)
 
-chromium:  ## install Debian's chromium, Chinese and emoji fonts if missing (apt-get, with sudo when not root)
+# The Chinese editions' figures and handouts need a CJK font. Debian's fonts-noto-cjk (Noto Sans CJK SC and TC, the
+# glyph shapes of each edition; about 90 MB) rather than a font from PyPI: the one wheel there that carries one
+# (mplfonts, 85 MB) has only the Simplified face, so zh-Hant would be drawn with mainland shapes. macOS and Windows
+# ship a CJK font (PingFang, Microsoft YaHei/JhengHei) that lessonkit.plotfont finds.
+fonts:  ## install the Chinese and emoji fonts the editions' figures and handouts need, if missing (apt-get)
+	@{ fc-list :lang=zh 2>/dev/null | grep -q . && fc-list 2>/dev/null | grep -qi "color emoji"; } || { \
+	  command -v apt-get >/dev/null || { echo "No Chinese or emoji font: install Noto Sans CJK and Noto Color Emoji (macOS and Windows have a Chinese font already)"; exit 1; }; \
+	  echo "Installing Debian's fonts-noto-cjk and fonts-noto-color-emoji (the editions' Chinese and the hints' 💡) ..."; \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-noto-cjk fonts-noto-color-emoji >/dev/null 2>&1 || { \
+	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-noto-cjk fonts-noto-color-emoji; }; }
+
+chromium: fonts  ## install Debian's chromium, Chinese and emoji fonts if missing (apt-get, with sudo when not root)
 	@test -x "$$CHROMIUM" || { \
 	  command -v apt-get >/dev/null || { echo "No $$CHROMIUM and no apt-get: install Chrome or Chromium, then pass CHROMIUM=/path/to/it"; exit 1; }; \
 	  echo "Installing Debian's chromium (for make handouts and make e2e) ..."; \
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
 	@test -x "$$CHROMIUM" || { echo "$$CHROMIUM is still missing: pass CHROMIUM=/path/to/chrome"; exit 1; }
-	@{ fc-list :lang=zh 2>/dev/null | grep -q . && fc-list 2>/dev/null | grep -qi "color emoji"; } || { \
-	  command -v apt-get >/dev/null || { echo "No Chinese or emoji font: install Noto Sans CJK and Noto Color Emoji for the handouts"; exit 1; }; \
-	  echo "Installing Debian's fonts-noto-cjk and fonts-noto-color-emoji (the handouts' Chinese and the hints' 💡) ..."; \
-	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-noto-cjk fonts-noto-color-emoji >/dev/null 2>&1 || { \
-	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
-	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-noto-cjk fonts-noto-color-emoji; }; }
 
 handouts: $(E2E_STAMP) chromium  ## run every lesson, write dist/handouts/{student,teacher}/ HTML and course-{student,teacher}.pdf; the same for dist/handouts/zh-Hans/ and zh-Hant/ (stored outputs)
 	$(BIN)/python tools/handouts.py --chromium "$$CHROMIUM"

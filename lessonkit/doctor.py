@@ -24,6 +24,7 @@ Exit status (EXIT_STATUSES):
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import math
 import os
@@ -39,7 +40,7 @@ import torch
 from lessonkit import __version__
 from lessonkit import device as _device
 from lessonkit._checks import check_bytes, check_number
-from lessonkit._doctor_text import render_text
+from lessonkit._doctor_text import render_html, render_text
 from lessonkit.device import as_device, device_memory, in_colab, pick_device, rocm_version
 from lessonkit.estimate import (
     DEFAULT_CUDA_CONTEXT_BYTES,
@@ -607,6 +608,49 @@ def _silence(stream: Any) -> None:
     except (OSError, ValueError, AttributeError):
         pass
     sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - lives until the process ends
+
+
+@dataclass(frozen=True)
+class Report:
+    """`lessonkit doctor`'s report in a notebook: its sections as HTML tables, which line up in a browser, and the
+    terminal's text as the plain-text fallback (print, a terminal, nbval) (lesson 01)."""
+
+    data: dict[str, Any]
+
+    @property
+    def exit_status(self) -> int:
+        """The command's exit status for these checks: EXIT_OK (0) when nothing is broken (no GPU included),
+        EXIT_PROBLEM (1) when something is; the report is not written anywhere, so never EXIT_UNWRITABLE."""
+        return self.data["exit_status"]
+
+    def __str__(self) -> str:
+        return render_text(self.data)
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:  # IPython's plain-text display
+        printer.text(str(self))
+
+    def _repr_html_(self) -> str:
+        return render_html(self.data)
+
+
+def report(device: torch.device | str | None = None, *, quick: bool = False, basics: bool = False) -> Report:
+    """The doctor's checks run in this process, as a Report a notebook shows as tables (lesson 01).
+
+    The same checks as `lessonkit doctor` (device, nvidia-smi, amd-smi or rocm-smi on an AMD machine, matmul, and
+    without `basics` what fits), with no progress bar, shown in the language lessonkit speaks when it is displayed
+    (an edition's setup cell sets it).
+    """
+    for name, value in (("quick", quick), ("basics", basics)):
+        if not isinstance(value, bool):
+            raise TypeError(f"{name} must be True or False, got {type(value).__name__} {value!r}")
+    if device is not None and not isinstance(device, torch.device):
+        if not isinstance(device, str):
+            raise TypeError(f"device must be a torch.device or a name such as 'cpu', got {type(device).__name__}")
+        device = _checked_device(device)
+    return Report(_collect(device, quick=quick, basics=basics, progress=_Progress(io.StringIO())))
 
 
 def _language(chosen: str | None, parser: argparse.ArgumentParser) -> str:

@@ -331,3 +331,26 @@ def test_doctor_on_each_recorded_amd_failure(fake_tool, cpu_only, not_colab, no_
     out = capsys.readouterr().out
     assert status == 1 and expected in out and out.count("PROBLEM:") == 1
     assert "OK:" not in out
+
+
+def test_the_notebook_report_on_rocm_shows_the_same_amd_rows_as_the_terminal(fake_tool, rocm_mi300x, no_benchmark):
+    """doctor.report() on an AMD GPU: its HTML device table holds the ROCm rows the text report prints, and the
+    amd-smi section has its heading, as nvidia-smi's does."""
+    from IPython.core.formatters import DisplayFormatter
+
+    from lessonkit._doctor_text import _device_rows
+
+    fake_tool("amd-smi", stdout=MI300X_X2)
+    shown = doctor.report(quick=True, basics=True)
+    data, _metadata = DisplayFormatter().format(shown)
+    html, text = data["text/html"], data["text/plain"]
+    rows = dict(_device_rows(shown.data["device"]))
+    assert rows["PyTorch built for ROCm"] == "6.2.41133-dd7f95766" and rows["GPU architecture"] == "gfx942"
+    assert rows["AMD driver"] == "6.8.5" and rows["GPU available (torch.cuda, ROCm)"] == "yes"
+    assert "PyTorch built for CUDA" not in rows and "NVIDIA driver" not in rows
+    for label, value in rows.items():  # the same rows in the terminal's text and the notebook's table
+        assert label in text and value in text
+        assert f"<td style='text-align:left'>{label}</td>" in html, label
+    assert "<p><b>amd-smi</b></p><p>GPU 0: AMD Instinct MI300X" in html and "<p><b>nvidia-smi</b></p>" in html
+    assert "OK: PyTorch can use the AMD GPU (AMD Instinct MI300X) through ROCm" in html
+    assert shown.exit_status == 0

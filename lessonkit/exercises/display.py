@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lessonkit.i18n import Lazy, _, lazy, pgettext, text
+from lessonkit.table import Cell, html_table
 
 Text = str | Lazy  # a text an exercise shows: English, or a Lazy translated when shown (lessonkit.i18n)
 
@@ -262,17 +263,15 @@ class Scoreboard(Shows):
         return "\n".join([self._done(), *lines])
 
     def _repr_html_(self) -> str:
-        cells = []
+        rows = []
         for ident, title, status in self.rows:
             mark, _heading, border, background = _LOOK[status]
-            cells.append(
-                f"<tr><td style='text-align:left'><code>{html.escape(ident)}</code></td>"
-                f"<td style='text-align:left'>{_inline_html(title)}</td>"
-                f"<td style='text-align:left;background:{background};color:{border}'>{mark} "
-                f"{html.escape(status_label(status))}</td></tr>"
+            rows.append(
+                [
+                    Cell(style="text-align:left", markup=f"<code>{html.escape(ident)}</code>"),
+                    Cell(style="text-align:left", markup=_inline_html(title)),
+                    Cell(f"{mark} {status_label(status)}", f"text-align:left;background:{background};color:{border}"),
+                ]
             )
-        head = (
-            f"<tr><th style='text-align:left'>{_('Exercise')}</th><th style='text-align:left'>{_('About')}</th>"
-            f"<th>{_('Status')}</th></tr>"
-        )
-        return f"<p><b>{html.escape(self._done())}</b></p><table>{head}{''.join(cells)}</table>"
+        head = [Cell(_("Exercise"), "text-align:left"), Cell(_("About"), "text-align:left"), _("Status")]
+        return f"<p><b>{html.escape(self._done())}</b></p>" + html_table(head, rows)
