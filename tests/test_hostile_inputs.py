@@ -222,6 +222,7 @@ def _calls() -> dict[str, Callable[[], dict[str, Any]]]:
         "memparts.logit_gradient_bytes": lambda: {"config": _gpt2(), "tokens": 128},
         "memparts.prefill_workspace_bytes": lambda: {"config": _gpt2(), "batch": 1, "seq": 128, "act": 2.0},
         "models.find_model": lambda: {"name": "gpt2"},
+        "models.published_config": lambda: {"key": "qwen3-30b-a3b"},
         "hf_config.hf_config_fields": lambda: {
             "config": {
                 "model_type": "llama",
