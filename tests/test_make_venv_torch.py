@@ -25,7 +25,8 @@ def test_the_cpu_build_of_the_pinned_torch_is_installed_before_the_requirements(
     requirements.write_text("# pins\ntorch==2.13.0  # the CPU build on Linux with TORCH=cpu\nnumpy==2.4.6\n")
     make_venv.install(str(tmp_path / "venv"), str(requirements), "", create=True, cpu_torch=True)
     commands = [cmd[3:] if cmd[1:3] == ["-m", "pip"] else cmd for _, _, cmd in ran]
-    assert commands[1] == ["install", "--disable-pip-version-check", "torch==2.13.0", "--index-url", make_venv.CPU_INDEX]
+    cpu_build = ["install", "--disable-pip-version-check", "torch==2.13.0", "--index-url", make_venv.CPU_INDEX]
+    assert commands[1] == cpu_build
     assert commands[2] == ["install", "--disable-pip-version-check", "-r", str(requirements)]
     assert [(number, total) for number, total, _ in ran] == [(1, 3), (2, 3), (3, 3)]
 

@@ -3,7 +3,8 @@
 python tools/render_glossary.py           # rewrite the block between the glossary markers of each README
 python tools/render_glossary.py --check   # change nothing; exit 1 if a README is out of date
 
-GLOSSARY.md (linked from README.md's Glossary section) gets the English table; README.zh-Hans.md and README.zh-Hant.md get the Chinese one, each with its
+GLOSSARY.md (linked from README.md's Glossary section) gets the English table; README.zh-Hans.md and
+README.zh-Hant.md get the Chinese one, each with its
 edition's headings, meanings and note (lessonkit.glossary.glossary_table with lang="zh_hans" or "zh_hant").
 """
 
