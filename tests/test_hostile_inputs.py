@@ -292,7 +292,6 @@ EXEMPT = {
         "malformed answers are tested in test_exercises.py"
         for name in (
             "judging.close",
-            "judging.distinct_traps",
             "judging.judge_number",
             "reading.describe_answer",
             "reading.not_attempted",
@@ -307,8 +306,6 @@ EXEMPT = {
         f"exercises.machine.{name}": "takes no arguments"
         for name in (
             "cpu_matmul_seconds",
-            "memory_here",
-            "ram_here",
             "recorded_run",
             "recorded_seconds",
             "tf32_allowed",
