@@ -46,7 +46,7 @@ TARGET_PCT = 10.0
 class Scenario:
     name: str
     model: str
-    kind: str  # "train", "mixed", "lora" or "infer"
+    kind: str  # "train", "mixed", "amp" (fp32 weights, autocast, fused AdamW: the default recipe), "lora" or "infer"
     dtype: str
     batch: int
     seq: int
@@ -60,6 +60,7 @@ GPU_SCENARIOS = [
     Scenario("GPT-2 124M, fp32, AdamW", "gpt2", "train", "fp32", 8, 1024),
     Scenario("GPT-2 124M, fp32, SGD + momentum", "gpt2", "train", "fp32", 8, 1024, optimizer="sgd_momentum"),
     Scenario("Qwen2.5 0.5B, mixed bf16, AdamW", "qwen2.5-0.5b", "mixed", "bf16", 4, 1024),
+    Scenario("Qwen2.5 0.5B, PyTorch AMP bf16 + fused AdamW", "qwen2.5-0.5b", "amp", "bf16", 4, 1024),
     Scenario("Llama 3.2 1B, bf16, AdamW, checkpointing", "llama-3.2-1b", "train", "bf16", 4, 2048, checkpointing=True),
     Scenario("Llama 3.2 1B, bf16, SGD", "llama-3.2-1b", "train", "bf16", 2, 1024, optimizer="sgd"),
     Scenario("Llama 3.2 3B, LoRA r=16 on a bf16 base", "llama-3.2-3b", "lora", "bf16", 2, 2048),
@@ -81,6 +82,7 @@ CPU_SCENARIOS = [  # the same kinds of step, two layers deep and short, so that 
         layers=2,
     ),
     Scenario("Qwen2.5 0.5B shape, 2 layers, mixed bf16, AdamW", "qwen2.5-0.5b", "mixed", "bf16", 4, 256, layers=2),
+    Scenario("Qwen2.5 0.5B shape, 2 layers, AMP bf16 + fused AdamW", "qwen2.5-0.5b", "amp", "bf16", 4, 256, layers=2),
     Scenario(
         "Llama 3.2 1B shape, 2 layers, bf16, AdamW, checkpointing",
         "llama-3.2-1b",
@@ -115,12 +117,13 @@ def planned(s: Scenario):
         return estimate_lora(
             config, base_dtype=s.dtype, rank=s.rank, optimizer=s.optimizer, checkpointing=s.checkpointing, **kw
         )
-    precision = f"mixed_{s.dtype}" if s.kind == "mixed" else s.dtype
+    precision = {"mixed": f"mixed_{s.dtype}", "amp": f"amp_{s.dtype}"}.get(s.kind, s.dtype)
     return estimate_training(config, precision=precision, optimizer=s.optimizer, checkpointing=s.checkpointing, **kw)
 
 
 def build(s: Scenario, device: torch.device) -> Transformer:
-    model = Transformer(scenario_config(s), dtype=DTYPES[s.dtype], device="meta")
+    dtype = torch.float32 if s.kind == "amp" else DTYPES[s.dtype]  # AMP: fp32 weights, 16-bit arithmetic
+    model = Transformer(scenario_config(s), dtype=dtype, device="meta")
     model.to_empty(device=device)
     torch.manual_seed(0)
     with torch.no_grad():
@@ -155,7 +158,7 @@ def make_step(s: Scenario, model: Transformer, device: torch.device):
         )
     else:
         params = list(model.parameters())
-        precision = f"mixed_{s.dtype}" if s.kind == "mixed" else s.dtype
+        precision = {"mixed": f"mixed_{s.dtype}", "amp": f"amp_{s.dtype}"}.get(s.kind, s.dtype)
         est = estimate_training(
             model,
             precision=precision,
@@ -166,14 +169,18 @@ def make_step(s: Scenario, model: Transformer, device: torch.device):
             **none,
         )
     masters = [p.detach().float().clone() for p in params] if s.kind == "mixed" else params
-    if s.optimizer == "adamw":
+    if s.optimizer == "adamw" and s.kind == "amp":
+        opt = torch.optim.AdamW(masters, lr=1e-5, fused=True)  # the Hugging Face Trainer's default on torch >= 2.8
+    elif s.optimizer == "adamw":
         opt = torch.optim.AdamW(masters, lr=1e-5, foreach=True)  # foreach: PyTorch's default on a GPU
     else:
         opt = torch.optim.SGD(masters, lr=1e-5, momentum=0.9 if s.optimizer == "sgd_momentum" else 0.0, foreach=True)
 
     def step() -> None:
         model.zero_grad(set_to_none=True)
-        model(ids, labels).backward()
+        with torch.autocast(device.type, dtype=DTYPES[s.dtype], enabled=s.kind == "amp"):
+            loss = model(ids, labels)
+        loss.backward()
         if s.kind == "mixed":  # step the fp32 master copy, then copy it back into the 16-bit weights
             for m, p in zip(masters, params):
                 m.grad = p.grad.float()

@@ -9,6 +9,18 @@ catalogs, formulas, torch, presentation; each imports only from its own layer or
 Importing lessonkit changes nothing.
 """
 
+import sys as _sys
+
+# pyproject.toml's requires-python is >=3.10, which pip enforces; a source checkout on an older Python would fail
+# at the first `int | None` with "unsupported operand type(s) for |". Say what is needed instead, first.
+if _sys.version_info < (3, 10):  # noqa: UP036  (the point: older Pythons reach this line)
+    raise ImportError(
+        "lessonkit needs Python 3.10 or newer (pyproject.toml: requires-python >=3.10), and this is Python "
+        + ".".join(map(str, _sys.version_info[:3]))
+        + f" ({_sys.executable}). Run the course with a newer Python: `make lab` sets one up (README), or in a "
+        "notebook pick the course's kernel."
+    )
+
 __version__ = "0.1.0"
 
 from lessonkit.i18n import get_language, set_language  # noqa: E402  (an edition's setup cell calls set_language)

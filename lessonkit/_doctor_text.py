@@ -1,13 +1,17 @@
-"""How `lessonkit doctor` prints its report in a terminal: device, nvidia-smi, matmuls, what fits (lesson 01).
+"""How `lessonkit doctor` shows its report: text in a terminal, HTML in a notebook (lesson 01).
 
-Every sentence goes through lessonkit.i18n, so the report speaks the language set when it is rendered.
+Device, nvidia-smi (and amd-smi or rocm-smi on an AMD machine), matmuls, what fits. Every sentence goes through
+lessonkit.i18n, so the report speaks the language set when it is rendered; in a notebook its tables are HTML
+tables (lessonkit.table), which line up in a browser where padded Chinese text does not.
 """
 
 from __future__ import annotations
 
+import html
 from typing import Any
 
 from lessonkit.i18n import _, get_language, pad, pgettext
+from lessonkit.table import table
 from lessonkit.vram import format_bytes
 
 
@@ -33,13 +37,117 @@ def _mem(n: int | None) -> str:
 def _smi_memory(g: dict[str, Any]) -> str:
     if g["memory_total_mib"] is None:
         return _("memory not reported")
-    used = _("n/a") if g["memory_used_mib"] is None else g["memory_used_mib"]
-    return _("{used} MiB used of {total} MiB").format(used=used, total=g["memory_total_mib"])
+    if g["memory_used_mib"] is None:
+        return _("{total} MiB, use not reported").format(total=g["memory_total_mib"])
+    return _("{used} MiB used of {total} MiB").format(used=g["memory_used_mib"], total=g["memory_total_mib"])
+
+
+def _tool_lines(tool: dict[str, Any]) -> list[str]:
+    """A vendor tool's readings (or why there are none) and its warnings, indented for the report."""
+    out = []
+    if tool.get("available"):
+        for g in tool["gpus"]:
+            util = _("n/a") if g["utilization_pct"] is None else f"{g['utilization_pct']}%"
+            driver = _("n/a") if g["driver_version"] is None else g["driver_version"]
+            out.append(
+                "  "
+                + _("GPU {index}: {name}, {memory}, utilisation {util}, driver {driver}").format(
+                    index=g["index"], name=g["name"], memory=_smi_memory(g), util=util, driver=driver
+                )
+            )
+    else:
+        out.append("  " + _("unavailable: {reason}").format(reason=tool.get("reason")))
+    out += ["  " + _("warning: {problem}").format(problem=p) for p in tool.get("problems", [])]
+    return out
+
+
+def _device_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
+    """(label, value) for each line of the report's Device section that has a value (lesson 01).
+
+    A ROCm build of PyTorch names its ROCm version, the GPU's architecture (gfx...) and the AMD driver; a CUDA or
+    CPU-only build its CUDA version and the NVIDIA driver.
+    """
+    hip = d.get("torch_rocm_version")
+    if hip:
+        build = (_("PyTorch built for ROCm"), hip)
+        available = (_("GPU available (torch.cuda, ROCm)"), _("yes") if d["cuda_available"] else _("no"))
+    else:
+        build = (_("PyTorch built for CUDA"), d["torch_cuda_version"] or _("no (a CPU-only or Apple build)"))
+        available = (_("CUDA available"), _("yes") if d["cuda_available"] else _("no"))
+    rows = [
+        (_("Device"), f"{d['kind']}: {d['name']}"),
+        (_("Total memory"), _mem(d["total_memory_bytes"])),
+        (_("Free memory"), _mem(d["free_memory_bytes"])),
+        (_("Compute capability"), d["compute_capability"]),
+        (_("GPU architecture"), d.get("gpu_arch")),
+        (_("AMD driver") if hip else _("NVIDIA driver"), d["driver_version"]),
+        ("PyTorch", d["torch_version"]),
+        build,
+        available,
+        (_("Note"), d["note"]),
+    ]
+    return [(label, value) for label, value in rows if value is not None]
+
+
+def _peak(r: dict[str, Any]) -> str:
+    """A matmul run's share of its GPU's peak, in words, or '' on a CPU (lesson 01)."""
+    if r["peak_tflops"]:
+        return _("{pct:.0f}% of the catalog's {key} peak ({peak:g} TFLOP/s)").format(
+            pct=r["pct_of_peak"], key=r["peak_key"], peak=r["peak_tflops"]
+        )
+    return _("peak unknown (not in the course's GPU catalog)") if r["device"] == "cuda" else ""
+
+
+_TOOLS = ("nvidia-smi", "amd-smi", "rocm-smi")  # the vendor tools whose sections the report shows, by heading
+
+
+def render_html(report: dict[str, Any]) -> str:
+    """The report of doctor._collect as a notebook shows it: its sections' tables as HTML tables (lesson 01).
+
+    The same words as render_text, which stays the notebook's plain-text fallback; a section is a heading, then a
+    table (device, matmuls, what fits) or its lines (nvidia-smi, and amd-smi or rocm-smi on an AMD machine).
+    """
+    text = render_text(report).split("\n")
+    d, bench, budget = report["device"], report["benchmark"], report["vram_budget"]
+    runs = [
+        (r["device"], r["dtype"], f"{r['n']}×{r['n']}", f"{r['median_s'] * 1e3:.3g} ms", f"{r['tflops']:.3g} TFLOP/s")
+        + ((_peak(r),) if any(_peak(run) for run in bench["runs"]) else ())
+        for r in bench["runs"]
+    ]
+    fits = ""
+    if budget is not None:
+        largest = [_("up to {largest} parameters").format(largest=_params(row["max_params"])) for row in budget["rows"]]
+        fits = table([(row["label"], row["assumes"], n) for row, n in zip(budget["rows"], largest)])._repr_html_()
+    matmul = _("Matrix multiplication (median of {repeats} timed samples after {warmups})").split("{")[0]
+    what_fits = _("What fits: {memory} of {memory_of}").split("{")[0]
+
+    def lines_html(lines: list[str]) -> str:
+        return "".join(f"<p>{html.escape(line.strip())}</p>" for line in lines if line.strip())
+
+    # the text's blank-line separated sections; a known heading is bold, and a table replaces the lines it lays out
+    sections = [block.split("\n") for block in "\n".join(text).split("\n\n")]
+    out = [f"<p><b>{html.escape(sections[0][0])}</b></p>"]
+    for heading, *lines in sections[1:]:
+        if heading == _("Device (what PyTorch will use)"):
+            body = table(_device_rows(d))._repr_html_()
+        elif heading.startswith(matmul) and runs:
+            body = table(runs)._repr_html_() + lines_html(lines[len(runs) :])
+        elif heading.startswith(what_fits) and budget is not None:
+            body = fits + lines_html(lines[len(budget["rows"]) :])
+        elif heading in _TOOLS:  # nvidia-smi, and amd-smi or rocm-smi on an AMD machine
+            body = lines_html(lines)
+        else:  # the notes and the verdict: no heading
+            out.append(lines_html([heading, *lines]))
+            continue
+        out.append(f"<p><b>{html.escape(heading)}</b></p>{body}")
+    return "".join(out)
 
 
 def render_text(report: dict[str, Any]) -> str:
     """The report of doctor._collect as the terminal shows it; without "What fits" for --basics (lesson 01)."""
     d, smi, bench, budget = report["device"], report["nvidia_smi"], report["benchmark"], report["vram_budget"]
+    amd = report.get("amd_smi") or {"status": "not_installed"}
+    hip = d.get("torch_rocm_version")
     out = [
         _("lessonkit doctor {version}: Python {python} on {platform}").format(
             version=report["lessonkit"], python=report["python"], platform=report["platform"]
@@ -47,33 +155,12 @@ def render_text(report: dict[str, Any]) -> str:
         "",
     ]
 
-    rows = [
-        (_("Device"), f"{d['kind']}: {d['name']}"),
-        (_("Total memory"), _mem(d["total_memory_bytes"])),
-        (_("Free memory"), _mem(d["free_memory_bytes"])),
-        (_("Compute capability"), d["compute_capability"]),
-        (_("NVIDIA driver"), d["driver_version"]),
-        ("PyTorch", d["torch_version"]),
-        (_("PyTorch built for CUDA"), d["torch_cuda_version"] or _("no (a CPU-only or Apple build)")),
-        (_("CUDA available"), _("yes") if d["cuda_available"] else _("no")),
-        (_("Note"), d["note"]),
-    ]
     out.append(_("Device (what PyTorch will use)"))
-    out += [f"  {pad(label, 23)} {value}" for label, value in rows if value is not None]
+    out += [f"  {pad(label, 23)} {value}" for label, value in _device_rows(d)]
 
-    out += ["", "nvidia-smi"]
-    if smi["available"]:
-        for g in smi["gpus"]:
-            util = _("n/a") if g["utilization_pct"] is None else f"{g['utilization_pct']}%"
-            out.append(
-                "  "
-                + _("GPU {index}: {name}, {memory}, utilisation {util}, driver {driver}").format(
-                    index=g["index"], name=g["name"], memory=_smi_memory(g), util=util, driver=g["driver_version"]
-                )
-            )
-    else:
-        out.append("  " + _("unavailable: {reason}").format(reason=smi["reason"]))
-    out += ["  " + _("warning: {problem}").format(problem=p) for p in smi.get("problems", [])]
+    out += ["", "nvidia-smi"] + _tool_lines(smi)
+    if amd["status"] != "not_installed" or hip:  # an AMD machine: say what its tool said
+        out += ["", amd.get("tool", "amd-smi")] + _tool_lines(amd)
 
     plan = bench["plan"]
     if plan["warmup"] != 1:
@@ -87,14 +174,7 @@ def render_text(report: dict[str, Any]) -> str:
         ),
     ]
     for r in bench["runs"]:
-        if r["peak_tflops"]:
-            peak = _("{pct:.0f}% of the catalog's {key} peak ({peak:g} TFLOP/s)").format(
-                pct=r["pct_of_peak"], key=r["peak_key"], peak=r["peak_tflops"]
-            )
-        elif r["device"] == "cuda":
-            peak = _("peak unknown (not in the course's GPU catalog)")
-        else:
-            peak = ""
+        peak = _peak(r)
         out.append(
             f"  {r['device']:<5} {r['dtype']:<5} {r['n']:>5}×{r['n']:<5} {r['median_s'] * 1e3:>9.3g} ms "
             f"{r['tflops']:>8.3g} TFLOP/s  {peak}".rstrip()
@@ -140,6 +220,10 @@ def render_text(report: dict[str, Any]) -> str:
     else:
         if d["kind"] == "cpu":
             verdict = _("OK: no GPU, and nothing is broken. The lessons run on the CPU.")
+        elif hip:
+            verdict = _("OK: PyTorch can use the AMD GPU ({name}) through ROCm, as the {kind} device.").format(
+                kind=d["kind"], name=d["name"]
+            )
         else:
             verdict = _("OK: PyTorch can use the {kind} device ({name}).").format(kind=d["kind"], name=d["name"])
         out.append(verdict)

@@ -5,6 +5,16 @@ a rank of a `torch.distributed` process group (gloo on CPUs, NCCL on NVIDIA GPUs
 holds a full copy of the same model, trains on its own slice of each batch, and DistributedDataParallel
 averages the gradients with an all-reduce, so all ranks take the same step. `train_single_process`
 is the same training on one process with the whole batch, to compare against.
+
+The ranks are this machine's business only, and never outlive the process that started them:
+- They meet at a rendezvous store that rank 0 serves on 127.0.0.1 only (PyTorch's tcp:// store listens
+  on every interface, open to anyone who can reach the machine: a cloud VM's neighbours), and Gloo and
+  NCCL talk over the loopback interface.
+- Each rank watches a pipe that only the starting process can write to, and exits when it reads the
+  end of it: the starting process is gone (killed with SIGTERM or SIGKILL, a kernel restarted). A
+  parent-death signal (Linux's prctl) would not do: a rank's parent is the fork server, which lives as
+  long as any rank does. A rank that finds its starting process gone stops the fork server too (it
+  served only that process), and multiprocessing's resource tracker exits once they have.
 """
 
 from __future__ import annotations
@@ -14,8 +24,11 @@ import inspect
 import ipaddress
 import os
 import pickle
+import re
+import signal
 import socket
 import sys
+import threading
 import time
 import traceback
 from collections.abc import Mapping, Sequence
@@ -32,6 +45,8 @@ _BACKENDS = ("gloo", "nccl")
 _POLL_S = 0.05
 _GRACE_S = 5.0
 _PORT_TRIES = 3
+_SCHEME = "tcp-loopback"  # the rendezvous this module registers in each rank: a tcp:// store on 127.0.0.1 only
+_ORPHANED = 3  # a rank's exit code when the process that started it is gone
 
 
 def _family(host: str) -> int:
@@ -291,21 +306,104 @@ def _stop(processes: Sequence, graceful: bool) -> None:
             p.join()
 
 
+def _torch_version() -> tuple[int, int]:
+    return tuple(int(part) for part in re.findall(r"\d+", torch.__version__)[:2])  # type: ignore[return-value]
+
+
+def _loopback_store(port: int, rank: int, world_size: int, timeout: timedelta):
+    """The rendezvous store at 127.0.0.1:port; rank 0 serves it from a socket bound to 127.0.0.1 alone."""
+    from torch.distributed import TCPStore
+
+    if rank != 0:
+        return TCPStore("127.0.0.1", port, world_size, False, timeout)
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", port))  # a port taken meanwhile: "Address already in use", and a retry
+        listener.listen(128)
+    except BaseException:
+        listener.close()
+        raise
+    options = {}
+    if (2, 4) <= _torch_version() < (2, 8):
+        # libuv's store server (the default from 2.4) takes over a listening socket from 2.8 on (pytorch#150215)
+        options["use_libuv"] = False
+    return TCPStore("127.0.0.1", port, world_size, True, timeout, master_listen_fd=listener.detach(), **options)
+
+
+def _loopback_rendezvous(url: str, timeout: timedelta = timedelta(minutes=30), **kwargs):
+    """torch.distributed's rendezvous for tcp-loopback://127.0.0.1:PORT?rank=R&world_size=N (lesson 10's ranks)."""
+    from urllib.parse import parse_qs, urlparse
+
+    parsed = urlparse(url)
+    query = {key: int(values[-1]) for key, values in parse_qs(parsed.query).items()}
+    rank, world_size = query["rank"], query["world_size"]
+    yield _loopback_store(parsed.port, rank, world_size, timeout), rank, world_size
+    raise RuntimeError(f"{_SCHEME}:// cannot rendezvous again")
+
+
+def _loopback_interface() -> str | None:
+    """The loopback interface's name ('lo' on Linux, 'lo0' on macOS), or None where it has no name we know."""
+    try:
+        names = {name for _, name in socket.if_nameindex()}
+    except OSError:
+        return None
+    return next((name for name in ("lo", "lo0") if name in names), None)
+
+
+def _exit_with_parent(parent_alive, parent_pid: int) -> None:
+    """Exit this rank at once when the process that started it (`parent_pid`) is gone: `parent_alive` is the
+    reading end of a pipe that only that process holds open and never writes to, so reading it returns only at
+    its end. A rank forked by a fork server stops that server first: it served only the process that is gone,
+    and would otherwise spend seconds unloading PyTorch before it exits."""
+    server = os.getppid()
+
+    def watch() -> None:
+        try:
+            wait_for_ready([parent_alive])
+        finally:
+            if server != parent_pid and os.getppid() == server:  # still our parent, so the pid is still the server's
+                os.kill(server, signal.SIGKILL)
+            os._exit(_ORPHANED)
+
+    threading.Thread(target=watch, name="lessonkit-parent-watch", daemon=True).start()
+
+
+def _rank(
+    rank: int, world_size: int, init_method: str, backend: str, payload: bytes, report, parent_alive, parent_pid: int
+) -> None:
+    """A rank's process: exit with the parent, stay on the loopback interface, then run ddp_worker (lesson 10)."""
+    _exit_with_parent(parent_alive, parent_pid)
+    interface = _loopback_interface()
+    if interface:
+        os.environ.setdefault("GLOO_SOCKET_IFNAME", interface)
+        os.environ.setdefault("NCCL_SOCKET_IFNAME", interface)
+    from torch.distributed.rendezvous import register_rendezvous_handler
+
+    try:
+        register_rendezvous_handler(_SCHEME, _loopback_rendezvous)
+    except RuntimeError:  # already registered in this process
+        pass
+    ddp_worker(rank, world_size, init_method, backend, payload, report)
+
+
 class _PortTaken(RuntimeError):
     """Rank 0 could not listen on the chosen port: someone else took it first."""
 
 
 def _run_ranks(port: int, world_size: int, backend: str, payload: bytes, timeout_s: float) -> tuple[dict, list, float]:
-    """Start the ranks against tcp://127.0.0.1:port, collect what each reports, join them all."""
-    init_method = f"tcp://127.0.0.1:{port}"
+    """Start the ranks against a store at 127.0.0.1:port, collect what each reports, join them all."""
+    init_method = f"{_SCHEME}://127.0.0.1:{port}"
     context = _process_context()
     # One pipe per rank, not a shared queue: a rank's send() needs no lock shared with the others and
     # no background thread to deliver it, and the parent sees the pipe close when the rank exits.
     pipes = [context.Pipe(duplex=False) for _ in range(world_size)]
+    # The ranks' lifeline: they hold its reading end, only this process its writing end (closed at the end).
+    alive_r, alive_w = context.Pipe(duplex=False)
     processes = [
         context.Process(
-            target=ddp_worker,
-            args=(rank, world_size, init_method, backend, payload, pipes[rank][1]),
+            target=_rank,
+            args=(rank, world_size, init_method, backend, payload, pipes[rank][1], alive_r, os.getpid()),
             name=f"lessonkit-ddp-rank{rank}",
         )
         for rank in range(world_size)
@@ -316,6 +414,7 @@ def _run_ranks(port: int, world_size: int, backend: str, payload: bytes, timeout
     try:
         for p in processes:
             p.start()
+        alive_r.close()
         for _, writer in pipes:
             writer.close()  # the ranks hold their own ends now
         readers = {reader: rank for rank, (reader, _) in enumerate(pipes)}
@@ -346,6 +445,8 @@ def _run_ranks(port: int, world_size: int, backend: str, payload: bytes, timeout
         for reader, writer in pipes:
             reader.close()
             writer.close()
+        alive_r.close()
+        alive_w.close()
     return received, processes, time.perf_counter() - start
 
 

@@ -3,6 +3,9 @@
 The terms live in `lessonkit/data/glossary.json`. `glossary_table(["vram", "fp16"])` shows some of
 them as a table in JupyterLab and Colab and as readable text anywhere else; `to_markdown()` gives
 the README's version. Without `lang=` the meanings, headings and notes follow lessonkit.set_language.
+A Chinese table has the English name of each term (marked lang="en": a Chinese reader looks it up in
+English documentation), both Chinese names and the Chinese meaning; "what people say" is English
+colloquial speech, so only the English table has it.
 """
 
 from __future__ import annotations
@@ -94,6 +97,8 @@ class GlossaryTable:
     lang: str = "en"
 
     def _headings(self) -> tuple[str, ...]:
+        if self.lang != "en":
+            return (_("Term"), _LANGUAGE_NAMES["zh_hans"], _LANGUAGE_NAMES["zh_hant"], _MEANING_HEADINGS[self.lang])
         return (
             _("Term"),
             _LANGUAGE_NAMES["zh_hans"],
@@ -103,6 +108,12 @@ class GlossaryTable:
         )
 
     def _row(self, term: Term) -> tuple[str, ...]:
+        if self.lang != "en":
+            # Chinese puts no space after a full-width bracket: GPU（显卡）†; after a letter the mark keeps its space
+            hans, hant = (
+                re.sub(f"(?<=[）」]) {_SEED_MARK}$", _SEED_MARK, term.name(k)) for k in ("zh_hans", "zh_hant")
+            )
+            return (term.name("en"), hans, hant, term.meaning[self.lang])
         return (
             term.name("en"),
             term.name("zh_hans"),
@@ -125,10 +136,10 @@ class GlossaryTable:
     def __str__(self) -> str:
         blocks = []
         for term in self.terms:
-            en, hans, hant, say, meaning = self._row(term)
+            en, hans, hant, *say, meaning = self._row(term)
             body = textwrap.fill(meaning, 96, initial_indent="    ", subsequent_indent="    ")
-            people = _("people say: {say}").format(say=say)
-            blocks.append(f"{en} · {hans} · {hant}\n    {people}\n{body}")
+            people = "".join(f"    {_('people say: {say}').format(say=said)}\n" for said in say)
+            blocks.append(f"{en} · {hans} · {hant}\n{people}{body}")
         if self._seeded():
             blocks.append(textwrap.fill(text(_SEED_NOTE), 100))
         return "\n".join(blocks)
@@ -141,7 +152,12 @@ class GlossaryTable:
         head = "".join(f"<th {left}>{html.escape(h)}</th>" for h in self._headings())
         # Each Chinese column says its script, so a browser draws it with that script's glyphs (SC or TC).
         meaning = {"en": "", "zh_hans": " lang='zh-Hans'", "zh_hant": " lang='zh-Hant'"}[self.lang]
-        langs = ("", " lang='zh-Hans'", " lang='zh-Hant'", "", meaning)
+        # in a Chinese table the English name is marked English, as the reader meets it: on purpose
+        langs = (
+            ("", " lang='zh-Hans'", " lang='zh-Hant'", "", meaning)
+            if self.lang == "en"
+            else (" lang='en'", " lang='zh-Hans'", " lang='zh-Hant'", meaning)
+        )
         rows = "".join(
             "<tr>" + "".join(f"<td {left}{la}>{_html_cell(c)}</td>" for c, la in zip(self._row(t), langs)) + "</tr>"
             for t in self.terms

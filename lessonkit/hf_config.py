@@ -1,7 +1,14 @@
-"""Reading a Hugging Face config.json into the fields of a ModelConfig, for the common families (lesson 05).
+"""Reading a Hugging Face config.json into the fields of a ModelConfig, safely (lessons 05, 08).
 
-Each family's defaults are those of its transformers class; lessonkit.models.ModelConfig.from_hf_config
-builds the ModelConfig from what this returns and documents the fields read, ignored and refused.
+`hf_config_fields` takes a dict, a transformers config, the path of a config.json or of a model
+folder, and `read_config_text` the text a learner pasted. Nothing is run and nothing is fetched:
+`auto_map` is ignored, a URL is refused (download the file first), and every refusal is a
+ValueError or TypeError that names the file or the field: a file over MAX_CONFIG_BYTES, JSON
+nested deeper than MAX_DEPTH, a number of more than MAX_DIGITS digits, a path too long for the
+system, an unknown model_type or a field out of its range (lessonkit.limits). The families, each
+with its transformers class's defaults, are in lessonkit.hf_families; quantization_config is read
+by lessonkit.quantization. A vision-language config's language model is read from its nested
+text_config, and its vision tower counted where lessonkit.hf_vision knows its layout.
 """
 
 from __future__ import annotations
@@ -10,83 +17,102 @@ import json
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-# --- reading a Hugging Face config.json ------------------------------------------------------------
+from lessonkit._checks import shown
+from lessonkit.hf_families import FAMILIES, Reader, family_shape
+from lessonkit.hf_vision import VISION_LANGUAGE
+from lessonkit.quantization import read_quantization
 
-_REQUIRED = object()
-
-
-@dataclass(frozen=True)
-class _Family:
-    """What a model_type's transformers class does with the config fields, for from_hf_config."""
-
-    tied: bool = False  # tie_word_embeddings when the file does not say
-    head_dim: int = 0  # head_dim when the file does not say; 0: hidden_size / heads
-    bias: str = "attention_bias"  # "attention_bias": q, k, v and o follow it; "qkv": q, k, v always; "none"
-    mlp_bias: bool = False  # reads mlp_bias (Llama)
-    activation_key: str = "hidden_act"
-    activation_default: str = "silu"
-    norms_per_layer: int = 2
-    qk_norm: bool = False
-    experts_key: str = ""  # the field holding the number of experts: a mixture-of-experts family
-    expert_size_key: str = ""  # "" : experts are intermediate_size wide
-    shared_experts: bool = False
-    max_positions: int = 2048  # max_position_embeddings when the file does not say (the class default)
+HF_MODEL_TYPES = tuple(FAMILIES) + tuple(VISION_LANGUAGE)
+MAX_CONFIG_BYTES = 4 * 2**20  # the largest config.json of a common model is tens of KB
+MAX_DEPTH = 64  # a config.json nests a few levels (text_config, rope_scaling, quantization_config)
+MAX_DIGITS = 40  # a count needs ten digits; no size of a real model needs forty
+MAX_PATH_CHARS = 4096  # PATH_MAX on Linux
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{0,15}://")
 
 
-_FAMILIES: dict[str, _Family] = {
-    "llama": _Family(mlp_bias=True, max_positions=2048),
-    "mistral": _Family(bias="none", max_positions=4096 * 32),
-    "mixtral": _Family(bias="none", experts_key="num_local_experts", max_positions=4096 * 32),
-    "qwen2": _Family(bias="qkv", max_positions=32768),
-    "qwen2_moe": _Family(
-        bias="qkv",
-        experts_key="num_experts",
-        expert_size_key="moe_intermediate_size",
-        shared_experts=True,
-        max_positions=32768,
-    ),
-    "qwen3": _Family(head_dim=128, qk_norm=True, max_positions=32768),
-    "qwen3_moe": _Family(
-        head_dim=128,
-        qk_norm=True,
-        experts_key="num_experts",
-        expert_size_key="moe_intermediate_size",
-        max_positions=32768,
-    ),
-    "gemma": _Family(
-        tied=True,
-        head_dim=256,
-        activation_key="hidden_activation",
-        activation_default="gelu_pytorch_tanh",
-        max_positions=8192,
-    ),
-    "gemma2": _Family(
-        tied=True,
-        head_dim=256,
-        activation_key="hidden_activation",
-        activation_default="gelu_pytorch_tanh",
-        norms_per_layer=4,
-        max_positions=8192,
-    ),
-    "phi3": _Family(bias="none", max_positions=4096),
-    "gpt2": _Family(tied=True),  # read by _from_gpt2
-}
-HF_MODEL_TYPES = tuple(_FAMILIES)
+def _depth_ok(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """Whether `value` nests at most `limit` lists or dicts deep, checked without recursion."""
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list)):
+            if depth >= limit:
+                return False
+            stack.extend((v, depth + 1) for v in (item.values() if isinstance(item, dict) else item))
+    return True
 
-# Hugging Face activation names -> the course's three.
-_HF_ACTIVATIONS = {
-    "silu": "silu",
-    "swish": "silu",
-    "gelu": "gelu",
-    "gelu_pytorch_tanh": "gelu_tanh",
-    "gelu_new": "gelu_tanh",
-    "gelu_fast": "gelu_tanh",
-    "gelu_tanh": "gelu_tanh",
-}
+
+def _long_number(text: str) -> bool:
+    return re.search(f"[0-9]{{{MAX_DIGITS + 1}}}", text) is not None
+
+
+def read_config_text(text: str, where: str = "config.json") -> dict[str, Any]:
+    """A config.json's text (a file's, or what a learner pasted) as a dict, or a ValueError naming `where` (lesson 05).
+
+    Refuses text over MAX_CONFIG_BYTES and numbers longer than MAX_DIGITS digits before json reads
+    it, and nesting deeper than MAX_DEPTH (json's RecursionError included) and anything but a JSON
+    object after: no RecursionError and no digit-limit error escapes.
+    """
+    if not isinstance(where, str):
+        raise TypeError(f"where must be a string naming the text, got {type(where).__name__}")
+    if not isinstance(text, str):
+        raise TypeError(f"text must be the text of a config.json ({where[:80]}), got {type(text).__name__}")
+    if len(text) > MAX_CONFIG_BYTES:
+        raise ValueError(f"{where} is {len(text):,} characters long; a config.json is at most {MAX_CONFIG_BYTES:,}")
+    if _long_number(text):
+        raise ValueError(f"{where} holds a number of more than {MAX_DIGITS} digits: no model size is that large")
+    try:
+        data = json.loads(text)
+    except RecursionError:
+        raise ValueError(f"{where} nests lists or objects too deeply to read: not a config.json") from None
+    except ValueError as err:  # json.JSONDecodeError is a ValueError
+        raise ValueError(f"{where} is not a JSON file: {str(err)[:200]}") from None
+    if not _depth_ok(data):
+        raise ValueError(f"{where} nests lists or objects more than {MAX_DEPTH} deep: not a config.json")
+    if not isinstance(data, dict):
+        raise ValueError(f"{where} must hold a JSON object (a config.json), got {type(data).__name__}")
+    return data
+
+
+def _read_path(config: str | os.PathLike) -> tuple[dict[str, Any], str]:
+    text = os.fspath(config)
+    shown = text if len(text) <= 120 else text[:117] + "..."
+    if _URL.match(text.strip()):
+        raise ValueError(
+            f"config {shown!r} is a web address: lessonkit reads no URL (it never downloads anything). "
+            "Download the config.json (on Hugging Face: the file's 'download' link) and pass its path, "
+            "or paste its text"
+        )
+    if len(text) > MAX_PATH_CHARS or "\x00" in text:
+        raise ValueError(
+            f"config must be the path of a config.json or of a model folder, got a path of {len(text):,} characters"
+        )
+    path = Path(text).expanduser()
+    try:
+        if path.is_dir():
+            path = path / "config.json"
+        found = path.is_file()
+        size = path.stat().st_size if found else 0
+    except (OSError, ValueError) as err:  # a name too long for this system, a permission error
+        raise ValueError(f"config {shown!r} cannot be read: {err.__class__.__name__}: {str(err)[:120]}") from None
+    if not found:
+        raise ValueError(
+            f"config must be a config.json dict, file or model folder: no config.json at {str(path)[:200]!r} "
+            "(no such file, or a folder without one)"
+        )
+    if size > MAX_CONFIG_BYTES:
+        raise ValueError(f"{str(path)!r} is {size:,} bytes; a config.json is at most {MAX_CONFIG_BYTES:,}")
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise ValueError(f"{str(path)!r} is not a readable UTF-8 JSON file: {str(err)[:120]}") from None
+    data = read_config_text(raw, repr(str(path)))
+    # a file named config.json is named after its folder, any other after itself
+    data.setdefault("_file_name", path.resolve().parent.name if path.name == "config.json" else path.stem)
+    return data, str(path)
 
 
 def _read_hf_config(config: Any) -> tuple[dict[str, Any], str]:
@@ -96,86 +122,32 @@ def _read_hf_config(config: Any) -> tuple[dict[str, Any], str]:
     argument: ModelConfig.from_hf_config calls it `config`, estimate() and resolve_model `model`.
     """
     if isinstance(config, Mapping):
-        return dict(config), "config.json"
+        data = dict(config)
+        if not _depth_ok(data):
+            raise ValueError(f"config.json nests lists or objects more than {MAX_DEPTH} deep: not a config.json")
+        return data, "config.json"
     if hasattr(config, "to_dict") and hasattr(config, "model_type"):  # a transformers PretrainedConfig
         return dict(config.to_dict()), "config.json"
     if isinstance(config, (str, os.PathLike)):
-        path = Path(config).expanduser()
-        if path.is_dir():
-            path = path / "config.json"
-        if not path.is_file():
-            raise ValueError(
-                f"config must be a config.json dict, file or model folder: no config.json at {str(path)!r} "
-                "(no such file, or a folder without one)"
-            )
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as err:
-            raise ValueError(f"{str(path)!r} is not a JSON file: {err}") from None
-        if not isinstance(data, dict):
-            raise ValueError(f"{str(path)!r} must hold a JSON object (a config.json), got {type(data).__name__}")
-        # a file named config.json is named after its folder, any other after itself
-        data.setdefault("_file_name", path.resolve().parent.name if path.name == "config.json" else path.stem)
-        return data, str(path)
+        return _read_path(config)
     raise TypeError(
         "config must be a dict read from a config.json, or the path of a config.json or of a model folder, "
-        f"got {type(config).__name__} {config!r}"
+        f"got {type(config).__name__} {shown(config)}"
     )
-
-
-class _Reader:
-    """Reads fields of one config.json, naming the field and the model_type in every error."""
-
-    def __init__(self, data: dict[str, Any], model_type: str, where: str) -> None:
-        self.data, self.model_type, self.where = data, model_type, where
-
-    def fail(self, key: str, wanted: str) -> ValueError:
-        got = self.data.get(key, "nothing")
-        return ValueError(
-            f"{self.where}: field {key!r} must be {wanted} for model_type {self.model_type!r}, got {got!r}"
-        )
-
-    def get(self, key: str, default: Any = _REQUIRED) -> Any:
-        value = self.data.get(key)
-        if value is None:  # absent or null: the class default
-            if default is _REQUIRED:
-                raise ValueError(f"{self.where}: model_type {self.model_type!r} needs the field {key!r}; it is missing")
-            return default
-        return value
-
-    def count(self, key: str, default: Any = _REQUIRED, *, zero: bool = False) -> int:
-        value = self.get(key, default)
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        if isinstance(value, bool) or not isinstance(value, int) or value < (0 if zero else 1):
-            raise self.fail(key, "a whole number of 0 or more" if zero else "a whole number greater than 0")
-        return value
-
-    def flag(self, key: str, default: bool) -> bool:
-        value = self.get(key, default)
-        if not isinstance(value, bool):
-            raise self.fail(key, "true or false")
-        return value
-
-    def activation(self, key: str, default: str) -> str:
-        value = self.get(key, default)
-        if not isinstance(value, str) or value not in _HF_ACTIVATIONS:
-            raise self.fail(key, f"one of {sorted(_HF_ACTIVATIONS)}")
-        return _HF_ACTIVATIONS[value]
 
 
 def _model_name(data: dict[str, Any], name: str | None, model_type: str) -> tuple[str, str]:
     """(name, hf_repo) for a config read from a file or a dict."""
     repo = data.get("_name_or_path")
-    repo = repo if isinstance(repo, str) and re.fullmatch(r"[\w.-]+/[\w.-]+", repo) else ""
+    repo = repo if isinstance(repo, str) and len(repo) < 200 and re.fullmatch(r"[\w.-]+/[\w.-]+", repo) else ""
     if name is not None:
         if not isinstance(name, str) or not name.strip():
-            raise TypeError(f"name must be a non-empty string, got {type(name).__name__} {name!r}")
+            raise TypeError(f"name must be a non-empty string, got {type(name).__name__} {shown(name)}")
         return name, repo
     if repo:
         return repo, repo
     for given in (data.get("_name_or_path"), data.get("_file_name")):
-        if isinstance(given, str) and given.strip("/\\"):
+        if isinstance(given, str) and given.strip("/\\") and len(given) < 300:
             return given.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1], ""
     return f"{model_type} model (config.json)", ""
 
@@ -183,7 +155,10 @@ def _model_name(data: dict[str, Any], name: str | None, model_type: str) -> tupl
 def hf_config_fields(config: Any, name: str | None = None) -> dict[str, Any]:
     """ModelConfig's fields from a Hugging Face config.json: a dict, a file or a model folder (lesson 05).
 
-    ModelConfig.from_hf_config documents what is read, what is ignored and what is refused.
+    Families (model_type): see HF_MODEL_TYPES and lessonkit.hf_families. Each field missing from
+    the file takes its transformers class's default, or is required (an error names it); a
+    `quantization_config` is read into `quantization` (lessonkit.quantization), and one this
+    course cannot model is refused by name, never counted as 16-bit weights.
     """
     data, where = _read_hf_config(config)
     return _fields(data, where, name)
@@ -193,99 +168,21 @@ def _fields(data: dict[str, Any], where: str, name: str | None) -> dict[str, Any
     model_type = data.get("model_type")
     if not isinstance(model_type, str):
         raise ValueError(
-            f"{where}: field 'model_type' must name the model family, one of {list(HF_MODEL_TYPES)}, got {model_type!r}"
+            f"{where}: field 'model_type' must name the model family, one of {list(HF_MODEL_TYPES)}, "
+            f"got {shown(model_type)}"
         )
-    if model_type not in _FAMILIES:
+    if model_type not in FAMILIES and model_type not in VISION_LANGUAGE:
         raise ValueError(
-            f"{where}: field 'model_type' is {model_type!r}, which this course cannot model yet; "
-            f"it reads {list(HF_MODEL_TYPES)}. Describe the model with ModelConfig(...) instead."
+            f"{where}: field 'model_type' is {model_type[:80]!r}, which this course cannot model; it reads "
+            f"{list(HF_MODEL_TYPES)}. Its attention, experts or layers may be of a kind the estimator has no "
+            "formula for, so no estimate is made. (ModelConfig(...) describes grouped-query or latent attention "
+            "with dense or routed-expert MLPs: use it only for a model that is exactly that.)"
         )
-    read = _Reader(data, model_type, where)
     title, repo = _model_name(data, name, model_type)
-    if model_type == "gpt2":
-        shape = _gpt2_shape(read)
+    quantization = read_quantization(data.get("quantization_config"), where)
+    if model_type in VISION_LANGUAGE:
+        text, extra = VISION_LANGUAGE[model_type](Reader(data, model_type, where))
     else:
-        shape = _decoder_shape(read, _FAMILIES[model_type])
-    return {"name": title, "hf_repo": repo, **shape}
-
-
-def _gpt2_shape(read: _Reader) -> dict[str, Any]:
-    h, heads = read.count("n_embd"), read.count("n_head")
-    if h % heads:
-        raise read.fail("n_head", f"a divisor of n_embd ({h})")
-    positions = read.count("n_positions")
-    return {
-        "vocab_size": read.count("vocab_size"),
-        "hidden_size": h,
-        "num_layers": read.count("n_layer"),
-        "num_heads": heads,
-        "num_kv_heads": heads,
-        "head_dim": h // heads,
-        "intermediate_size": read.count("n_inner", 4 * h),  # null in GPT-2's file: 4 x n_embd
-        "tied_embeddings": read.flag("tie_word_embeddings", True),
-        "mlp": "plain",
-        "activation": read.activation("activation_function", "gelu_new"),
-        "norm": "layernorm",
-        "qkv_bias": True,
-        "out_bias": True,
-        "mlp_bias": True,
-        "learned_positions": positions,
-        "max_position_embeddings": positions,
-    }
-
-
-def _decoder_shape(read: _Reader, family: _Family) -> dict[str, Any]:
-    h, heads = read.count("hidden_size"), read.count("num_attention_heads")
-    if family.head_dim:
-        head_dim = read.count("head_dim", family.head_dim)
-    else:
-        if read.get("head_dim", None) is None and h % heads:
-            raise read.fail("num_attention_heads", f"a divisor of hidden_size ({h}) when head_dim is not given")
-        head_dim = read.count("head_dim", h // heads)
-    kv_heads = read.count("num_key_value_heads", heads)
-    if heads % kv_heads:
-        raise read.fail("num_key_value_heads", f"a divisor of num_attention_heads ({heads})")
-    if family.bias == "attention_bias":
-        qkv_bias = out_bias = read.flag("attention_bias", False)
-    else:
-        qkv_bias, out_bias = family.bias == "qkv", False
-    shape: dict[str, Any] = {
-        "vocab_size": read.count("vocab_size"),
-        "hidden_size": h,
-        "num_layers": read.count("num_hidden_layers"),
-        "num_heads": heads,
-        "num_kv_heads": kv_heads,
-        "head_dim": head_dim,
-        "intermediate_size": read.count("intermediate_size"),
-        "tied_embeddings": read.flag("tie_word_embeddings", family.tied),
-        "activation": read.activation(family.activation_key, family.activation_default),
-        "norms_per_layer": family.norms_per_layer,
-        "qkv_bias": qkv_bias,
-        "out_bias": out_bias,
-        "mlp_bias": read.flag("mlp_bias", False) if family.mlp_bias else False,
-        "max_position_embeddings": read.count("max_position_embeddings", family.max_positions),
-        "qk_norm": family.qk_norm,
-    }
-    if family.experts_key:
-        shape.update(_experts(read, family))
-    return shape
-
-
-def _experts(read: _Reader, family: _Family) -> dict[str, int]:
-    experts = read.count(family.experts_key, 0, zero=True)
-    if not experts:
-        return {}  # no experts: a dense model of this family
-    chosen = read.count("num_experts_per_tok")
-    if chosen > experts:
-        raise read.fail("num_experts_per_tok", f"at most {family.experts_key} ({experts})")
-    out = {"num_experts": experts, "experts_per_token": chosen}
-    if family.expert_size_key:
-        out["expert_intermediate_size"] = read.count(family.expert_size_key)
-        only_dense = read.get("mlp_only_layers", [])
-        if only_dense != []:
-            raise read.fail("mlp_only_layers", "empty (layers without experts are not modelled)")
-        if read.count("decoder_sparse_step", 1) != 1:
-            raise read.fail("decoder_sparse_step", "1 (every layer a mixture-of-experts layer)")
-    if family.shared_experts:
-        out["shared_expert_intermediate_size"] = read.count("shared_expert_intermediate_size", 0, zero=True)
-    return out
+        text, extra = Reader(data, model_type, where), {}
+    shape = family_shape(text)
+    return {"name": title, "hf_repo": repo, **shape, **extra, "quantization": quantization}

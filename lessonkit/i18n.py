@@ -132,6 +132,47 @@ def lazy(message: str, **fields: Any) -> Lazy:
 N_ = lazy  # the usual gettext name for "mark for translation now, translate when shown"
 
 
+class Labels(Mapping[str, str]):
+    """English keys a program keeps and compares, each shown in the language lessonkit speaks when it is printed.
+
+    Code keeps the English key (a dict key, a verdict, a column's name) and asks for the label only where it is
+    shown, so the key never changes with the language (tables and verdicts in every lesson):
+
+        VERDICTS = Labels("does the model fit", {"fits": "fits", "too_big": "too big"})
+        VERDICTS["too_big"]  # "too big" in English, "放不下" in zh-Hans, from pgettext("does the model fit", ...)
+
+    `context` tells the same English apart in another place (gettext's msgctxt); the labels are marked for
+    translation where the Labels is written (tools/i18n.py reads the literal dict) and looked up each time one is
+    shown. A key the Labels does not know is shown as it is.
+    """
+
+    __slots__ = ("context", "english")
+
+    def __init__(self, context: str, english: Mapping[str, str]) -> None:
+        _check_text("context", context)
+        if not isinstance(english, Mapping) or not all(isinstance(v, str) for v in english.values()):
+            raise TypeError(f"english must be a dict of key -> English label, got {english!r}")
+        self.context = context
+        self.english = dict(english)
+
+    def __getitem__(self, key: str) -> str:
+        if key not in self.english:
+            return str(key)
+        return pgettext(self.context, self.english[key])
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.english
+
+    def __iter__(self):
+        return iter(self.english)
+
+    def __len__(self) -> int:
+        return len(self.english)
+
+    def __repr__(self) -> str:
+        return f"Labels({self.context!r}, {self.english!r})"
+
+
 def translate_fields(record: Record, names: Iterable[str], texts: Iterable[Lazy]) -> Record:
     """A copy of `record`, a dict or a dataclass, with its fields `names` translated through `texts` (lessons 02, 05).
 

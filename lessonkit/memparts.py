@@ -19,6 +19,10 @@ backward pass. Per token and per layer they are, for a pre-norm layer in `act` b
 - a gated MLP: the gate output, the activation output, the up output and their product (4 x act x f);
   a plain MLP: the up output and the activation output (2 x act x f); GPT-2's `gelu_new` written
   in Python ops keeps 3 more MLP-width tensors (see `gelu_new` below);
+- dropout (training, probability > 0: GPT-2's 0.1): a mask per dropped tensor, DROPOUT_MASK_BYTES
+  per value: the embeddings' output once, and each layer's attention output and MLP output
+  (residual dropout); the attention probabilities' dropout keeps a heads x seq mask per token with
+  eager attention only (fused attention regenerates it from a seed);
 - once per model: the final norm, the log-probabilities of the loss in fp32 (4 x vocab), the ids.
 """
 
@@ -29,8 +33,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from lessonkit._checks import check_number
+from lessonkit._checks import check_number, shown
 from lessonkit.i18n import Lazy, lazy
+from lessonkit.limits import check_size
 from lessonkit.models import ModelConfig
 
 
@@ -83,6 +88,11 @@ ATTENTIONS = ("sdpa", "sdpa_repeat_kv", "eager")
 # x^3))) in Python ops: autograd keeps x, the tanh, 0.5 x and 1 + tanh, where F.gelu keeps only x.
 GELU_NEW_EXTRA_TENSORS = 3
 
+# CUDA's fused dropout (torch.native_dropout) keeps a bool mask, one byte per value. On the CPU,
+# PyTorch writes dropout as x * mask and keeps the mask in the activation's own dtype: pass
+# dropout_mask_bytes=act to count that (the CPU reference runs do).
+DROPOUT_MASK_BYTES = 1
+
 _LOGSUMEXP_BYTES = 4  # fp32 log-sum-exp per head and token, kept by fused (flash) attention
 _STAT_BYTES = 4  # LayerNorm's mean and 1/std, RMSNorm's 1/rms: fp32 per token
 _INDEX_BYTES = 8  # token ids and labels are int64
@@ -91,35 +101,57 @@ _INDEX_BYTES = 8  # token ids and labels are int64
 def _check_config(config: object) -> None:
     if not isinstance(config, ModelConfig):
         raise TypeError(
-            f"config must be a ModelConfig such as find_model('gpt2'), got {type(config).__name__} {config!r}"
+            f"config must be a ModelConfig such as find_model('gpt2'), got {type(config).__name__} {shown(config)}"
         )
 
 
-def kv_cache_bytes(config: ModelConfig, tokens: int, bytes_per_value: float) -> int:
-    """KV cache for `tokens` tokens (sequence x batch): 2 x layers x kv_heads x head_dim x bytes each (lesson 05)."""
+def _bytes_per_value(name: str, value: float) -> float:
+    value = check_number(name, value)
+    if value > 16:
+        raise ValueError(f"{name} must be at most 16 bytes per value (fp64 is 8), got {shown(value)}")
+    return value
+
+
+def kv_cache_bytes(config: ModelConfig, tokens: int, bytes_per_value: float, *, seq_len: int | None = None) -> int:
+    """KV cache for `tokens` tokens (sequence x batch): 2 x layers x kv_heads x head_dim x bytes each (lessons 05, 08).
+
+    With seq_len (the tokens of each sequence; tokens must then be a whole number of sequences),
+    sliding-window layers keep at most their window of each sequence, and latent attention (MLA)
+    its compressed values: ModelConfig.kv_cache_values. Without it every layer keeps every token.
+    """
     _check_config(config)
-    tokens = check_number("tokens", tokens, integer=True)
-    return math.ceil(config.kv_cache_bytes_per_token(bytes_per_value) * tokens)
+    tokens = check_size("tokens", tokens) if tokens else 0
+    per_value = _bytes_per_value("bytes_per_value", bytes_per_value)
+    if seq_len is None:
+        return math.ceil(config.kv_cache_bytes_per_token(per_value) * tokens) if per_value else 0
+    seq = check_size("seq_len", seq_len)
+    if tokens % seq:
+        raise ValueError(f"tokens ({tokens:,}) must be a whole number of sequences of seq_len ({seq:,})")
+    return math.ceil(tokens // seq * config.kv_cache_values(seq) * per_value)
 
 
 def _check_shape(batch: int, seq: int, act: float) -> tuple[int, int, float]:
-    return (
-        check_number("batch", batch, integer=True),
-        check_number("seq", seq, integer=True),
-        check_number("act", act),
-    )
+    batch = check_size("batch", batch) if batch else 0
+    seq = check_size("seq", seq, field="seq_len") if seq else 0
+    return batch, seq, _bytes_per_value("act", act)
 
 
-def _check_implementation(attention: str, seq: int, gelu_new: bool) -> tuple[str, bool]:
+def _check_implementation(
+    attention: str, seq: int, gelu_new: bool | None, config: ModelConfig | None = None
+) -> tuple[str, bool]:
     # Checked here without check_choice: the estimates check their settings once, then call these formulas.
     if not isinstance(attention, str) or attention not in ATTENTIONS:
         raise (TypeError if not isinstance(attention, str) else ValueError)(
-            f"attention must be one of {list(ATTENTIONS)}, got {type(attention).__name__} {attention!r}"
+            f"attention must be one of {list(ATTENTIONS)}, got {type(attention).__name__} {shown(attention)}"
         )
+    if gelu_new is None:  # the model's own activation says
+        gelu_new = config is not None and config.activation == "gelu_new"
     if not isinstance(gelu_new, bool):
-        raise TypeError(f"gelu_new must be True or False, got {type(gelu_new).__name__} {gelu_new!r}")
+        raise TypeError(
+            f"gelu_new must be True, False or None (the model's own), got {type(gelu_new).__name__} {shown(gelu_new)}"
+        )
     if attention == "eager":
-        check_number("seq", seq, positive=True, integer=True)
+        check_size("seq", seq, field="seq_len")
     return attention, gelu_new
 
 
@@ -131,7 +163,9 @@ def autocast_weight_copy_bytes(config: ModelConfig, act: float = 2.0) -> int:
     output head, `act` bytes per value. Embedding lookups and norms run in fp32 and copy nothing.
     """
     _check_config(config)
-    act = check_number("act", act, positive=True)
+    act = _bytes_per_value("act", act)
+    if act <= 0:
+        raise ValueError(f"act must be greater than 0, got {act!r}")
     return math.ceil(act * (config.linear_params + config.vocab_size * config.hidden_size))
 
 
@@ -152,7 +186,8 @@ def layer_activation_bytes_per_token(
     adapter_bytes: float = 4.0,
     attention: str = "sdpa",
     seq: int = 0,
-    gelu_new: bool = False,
+    gelu_new: bool | None = None,
+    dropout_mask_bytes: float = DROPOUT_MASK_BYTES,
 ) -> float:
     """Bytes one transformer layer saves for the backward pass, per token (lesson 05).
 
@@ -161,11 +196,14 @@ def layer_activation_bytes_per_token(
     which keeps its input cast to the adapter's dtype (`adapter_bytes`, fp32 in PEFT) and its
     rank-r intermediate. attention: one of ATTENTIONS; "eager" needs `seq`, the sequence length,
     since each token keeps a probability for every position. gelu_new: the MLP's activation is
-    Hugging Face's Python-op GELU (GPT-2), which keeps GELU_NEW_EXTRA_TENSORS more MLP-width tensors.
+    Hugging Face's Python-op GELU (GPT-2), which keeps GELU_NEW_EXTRA_TENSORS more MLP-width tensors;
+    None (the default) follows the model's activation. Dropout masks (when `trainable` or with
+    adapters, the model's dropout probabilities above 0) are dropout_mask_bytes per value.
     """
     _check_config(config)
-    act = check_number("act", act)
-    attention, gelu_new = _check_implementation(attention, seq, gelu_new)
+    act = _bytes_per_value("act", act)
+    mask = _bytes_per_value("dropout_mask_bytes", dropout_mask_bytes)
+    attention, gelu_new = _check_implementation(attention, seq, gelu_new, config)
     c, a = config, act
     h, f, q, kv = c.hidden_size, c.intermediate_size, c.q_dim, c.kv_dim
     lora = set(lora_targets)
@@ -195,9 +233,13 @@ def layer_activation_bytes_per_token(
     total += a * q  # attention output (also the o projection's input)
     if attention == "eager":  # softmax's fp32 output, and the 16-bit probabilities the value matmul reads
         total += c.num_heads * seq * (4 + (a if a != 4 else 0))
+        if c.attention_dropout:  # the dropped probabilities replace the 16-bit copy; their mask is extra
+            total += c.num_heads * seq * (mask + (a if a == 4 else 0))
     else:
         total += _LOGSUMEXP_BYTES * c.num_heads
     total += reads("o", q)[1]
+    if c.residual_dropout:
+        total += 2 * mask * h  # the masks of the attention output's and the MLP output's dropout
     if c.norms_per_layer == 4:
         total += _norm_saved(c, a, trainable)
     # MLP block
@@ -220,7 +262,7 @@ def layer_activation_bytes_per_token(
 def head_activation_bytes_per_token(config: ModelConfig, act: float, *, trainable: bool = True) -> float:
     """Bytes the final norm, output head and loss save per token: mostly fp32 log-probabilities (lesson 05)."""
     _check_config(config)
-    act = check_number("act", act)
+    act = _bytes_per_value("act", act)
     c = config
     total = _norm_saved(c, act, trainable) + (act * c.hidden_size if trainable else 0)
     total += 4 * c.vocab_size  # log-softmax output in fp32, kept by the cross-entropy loss
@@ -240,18 +282,20 @@ def activation_bytes(
     lora_rank: int = 0,
     adapter_bytes: float = 4.0,
     attention: str = "sdpa",
-    gelu_new: bool = False,
+    gelu_new: bool | None = None,
+    dropout_mask_bytes: float = DROPOUT_MASK_BYTES,
 ) -> int:
     """Activations one training step keeps until the backward pass (lesson 05).
 
     With activation checkpointing each layer keeps only its input (act x hidden per token) and is
-    recomputed in the backward pass. attention and gelu_new: see layer_activation_bytes_per_token.
+    recomputed in the backward pass. attention, gelu_new and dropout_mask_bytes: see
+    layer_activation_bytes_per_token.
     """
     _check_config(config)
     batch, seq, act = _check_shape(batch, seq, act)
     tokens = batch * seq
     c = config
-    _check_implementation(attention, seq, gelu_new)
+    _check_implementation(attention, seq, gelu_new, config)
     if checkpointing:
         per_layer = act * c.hidden_size
     else:
@@ -265,8 +309,11 @@ def activation_bytes(
             attention=attention,
             seq=seq,
             gelu_new=gelu_new,
+            dropout_mask_bytes=dropout_mask_bytes,
         )
     total = tokens * (per_layer * c.num_layers + head_activation_bytes_per_token(c, act, trainable=trainable))
+    if c.embed_dropout:
+        total += tokens * _bytes_per_value("dropout_mask_bytes", dropout_mask_bytes) * c.hidden_size
     if not trainable and not checkpointing:
         # A frozen embedding gives the first layer an input that needs no gradient: its first
         # norm keeps nothing.
@@ -281,7 +328,7 @@ def activation_bytes(
 def logit_gradient_bytes(config: ModelConfig, tokens: int) -> int:
     """The loss's backward pass holds two fp32 logit-sized gradients at once (lesson 05)."""
     _check_config(config)
-    tokens = check_number("tokens", tokens, integer=True)
+    tokens = check_size("tokens", tokens) if tokens else 0
     return 2 * 4 * config.vocab_size * tokens
 
 

@@ -1,4 +1,10 @@
-"""A CJK font for matplotlib's Chinese titles and labels, picked when an edition sets its language (all lessons)."""
+"""A CJK font for matplotlib's Chinese titles and labels, picked when an edition sets its language (all lessons).
+
+Without a CJK font a Chinese figure would show its text as empty boxes (tofu). A learner's session then says so
+once, in the edition's language, with the command that installs one (NO_FONT); while the course's own outputs are
+recorded (tools/run_notebooks.py sets STRICT_ENVIRONMENT) a missing font is an error and matplotlib's warning for a
+missing glyph is never hidden, so the recording fails instead of storing boxes.
+"""
 
 from __future__ import annotations
 
@@ -52,6 +58,9 @@ FONT_FILES = (
     "C:/Windows/Fonts/msjh.ttc",
 )
 _MISSING_GLYPH = r"Glyph \d+ .* missing from (current )?font"
+# Set (to anything but "" or "0") while the course's outputs are recorded: no CJK font is then an error.
+STRICT_ENVIRONMENT = "LESSONKIT_STRICT_FONTS"
+INSTALL_COMMAND = "sudo apt-get install -y fonts-noto-cjk"  # Debian, Ubuntu; macOS and Windows ship a CJK font
 _saved: dict[str, Any] = {}
 
 
@@ -80,11 +89,32 @@ def find_font(language: str) -> str | None:
     return next((family for family in wanted if family in known), None)
 
 
+def strict() -> bool:
+    """Whether the course's outputs are being recorded (STRICT_ENVIRONMENT set): a missing font is then an error."""
+    return os.environ.get(STRICT_ENVIRONMENT, "") not in ("", "0")
+
+
+def no_font_notice(language: str) -> str:
+    """What a `language` session without a CJK font says once, in that language, with INSTALL_COMMAND (editions)."""
+    import gettext
+    from pathlib import Path
+
+    if not isinstance(language, str) or language not in FAMILIES:
+        raise ValueError(f"language must be one of {', '.join(map(repr, FAMILIES))}, got {language!r}")
+    # lessonkit's own catalog (lessonkit/locale/<language>/display.po), read here: lessonkit.i18n imports this module
+    catalog = gettext.translation("lessonkit", Path(__file__).resolve().parent / "locale", [language], fallback=True)
+    notice = catalog.gettext(
+        "No Chinese font on this computer: the Chinese in the figures would be drawn as empty boxes. "
+        "Install one with `{command}` (Debian, Ubuntu), then run this cell again."
+    )
+    return notice.format(command=INSTALL_COMMAND)
+
+
 def use_font(language: str) -> str | None:
     """Let matplotlib draw `language`'s text: add a CJK font after its own, or restore English's (set_language).
 
-    Without any CJK font the Chinese characters are drawn as boxes; matplotlib's warning for each missing
-    glyph is silenced, so a lesson prints the same on every machine. README: install fonts-noto-cjk.
+    Without any CJK font a Chinese session says so once (no_font_notice) instead of one warning per missing glyph;
+    while outputs are recorded (strict()) it raises a RuntimeError instead, so no figure is stored with boxes.
     """
     import matplotlib
 
@@ -97,8 +127,22 @@ def use_font(language: str) -> str | None:
         return None
     family = find_font(language)
     if family is None:
-        warnings.filterwarnings("ignore", message=_MISSING_GLYPH, category=UserWarning)
         matplotlib.rcParams["font.family"] = _saved["family"]
+        if strict():
+            raise RuntimeError(
+                f"No CJK font for {language}'s figures: they would be recorded with empty boxes. Install one "
+                f"(`make fonts`, or {INSTALL_COMMAND}) and record again."
+            )
+        print(no_font_notice(language))
+        _hide_glyph_warnings(True)  # said once here: not again as one warning per character of every label
         return None
+    if _saved.pop("hidden", False):
+        _hide_glyph_warnings(False)  # a font installed since: a glyph still missing is worth a warning
     matplotlib.rcParams["font.family"] = [*_saved["family"], family]
     return family
+
+
+def _hide_glyph_warnings(hide: bool) -> None:
+    """Silence matplotlib's missing-glyph warnings, or show them again (use_font); the newest filter wins."""
+    warnings.filterwarnings("ignore" if hide else "default", message=_MISSING_GLYPH, category=UserWarning)
+    _saved["hidden"] = hide

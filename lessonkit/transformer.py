@@ -43,6 +43,8 @@ def _norm(config: ModelConfig, **factory) -> nn.Module:
 def _activation(name: str, x: torch.Tensor) -> torch.Tensor:
     if name == "silu":
         return F.silu(x)
+    if name == "gelu_new":  # Hugging Face's NewGELUActivation (GPT-2), in Python ops as it is written there
+        return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * torch.pow(x, 3.0))))
     return F.gelu(x, approximate="tanh" if name == "gelu_tanh" else "none")
 
 
@@ -128,14 +130,17 @@ class Layer(nn.Module):
         if config.norms_per_layer == 4:
             self.mlp_post_norm = _norm(config, **factory)
         self.post_norms = config.norms_per_layer == 4
+        self.dropout = config.residual_dropout
 
     def forward(
         self, x: torch.Tensor, rope: tuple | None, cache: torch.Tensor | None = None, start: int = 0
     ) -> torch.Tensor:
         out = self.attn(self.attn_norm(x), rope, cache, start)
+        out = F.dropout(out, self.dropout, self.training) if self.dropout else out
         x = x + (self.attn_post_norm(out) if self.post_norms else out)
         del out  # free the attention output before the MLP runs (autograd keeps what it needs)
         out = self.mlp(self.mlp_norm(x))
+        out = F.dropout(out, self.dropout, self.training) if self.dropout else out
         return x + (self.mlp_post_norm(out) if self.post_norms else out)
 
 
@@ -145,15 +150,19 @@ class Transformer(nn.Module):
     `model(ids, labels)` returns the mean cross-entropy loss, computed in fp32 as Hugging Face does;
     `model(ids)` returns the logits of the last position only, as text generation needs.
     Set `model.checkpointing = True` to recompute each layer in the backward pass instead of
-    keeping its activations (activation checkpointing). It has no dropout (p = 0 when fine-tuning).
+    keeping its activations (activation checkpointing). The config's embedding and residual dropout
+    (GPT-2's config.json: 0.1) apply in training mode; attention dropout is not applied (fused
+    attention keeps no mask for it either).
     """
 
     def __init__(self, config: ModelConfig, *, dtype: torch.dtype = torch.float32, device=None) -> None:
         super().__init__()
-        if config.is_moe or config.qk_norm:
+        unusual = config.is_mla or config.attention_sinks or config.extra_params or config.lm_head_bias
+        if config.is_moe or config.qk_norm or unusual:
             raise ValueError(
                 f"config must describe a dense model without QK-norm: this reference Transformer builds neither "
-                f"experts nor QK-norm, got {config.name!r} (num_experts={config.num_experts}, qk_norm={config.qk_norm})"
+                f"experts nor QK-norm (nor latent attention, attention sinks, a head bias or a vision tower), got "
+                f"{config.name!r} (num_experts={config.num_experts}, qk_norm={config.qk_norm})"
             )
         factory = {"dtype": dtype, "device": device}
         self.config = config
@@ -181,6 +190,8 @@ class Transformer(nn.Module):
         x = self.embed(ids)
         if self.config.learned_positions:
             x = x + self.pos_embed(torch.arange(start, start + ids.shape[1], device=ids.device))
+        if self.config.embed_dropout:
+            x = F.dropout(x, self.config.embed_dropout, self.training)
         rope = self._rope(ids.shape[1], x, start)
         for i, layer in enumerate(self.layers):
             layer_cache = None if cache is None else cache[:, i]

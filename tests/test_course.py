@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -74,16 +76,118 @@ def test_notebook_name_is_checked(bad):
         course.colab_url(bad)
 
 
-@pytest.mark.parametrize("bad", ["main", "master", "HEAD", "", "v1..2", "-rf", None, 1])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "main",
+        "master",
+        "HEAD",
+        "",
+        "v1..2",
+        "-rf",
+        None,
+        1,
+        # issue 25: branches written as refs, and names git refuses as tags
+        "refs/heads/main",
+        "origin/main",
+        "refs/tags/../heads/main",
+        "main/",
+        "v1.lock",
+        "v1.",
+        "v1 2",
+        "v1@{0}",
+        "abc1234",  # an abbreviated commit id: it may name another commit one day
+    ],
+)
 def test_a_moving_or_malformed_ref_is_refused(bad):
     with pytest.raises(ValueError, match="ref must be a tag such as 'v0.1.0' or a 40-character commit id"):
         course.check_ref(bad)
 
 
-@pytest.mark.parametrize("bad", ["gpu-setup", "a/b/c", "https://github.com/a/b", "a/b.git", "", None])
+@pytest.mark.parametrize(
+    "good", ["v0.1.0", "v2.0.0-rc.1", "release-2026.1", "2024", "0123456789abcdef0123456789abcdef01234567", "f" * 64]
+)
+def test_a_tag_or_a_full_commit_id_is_accepted(good):
+    assert course.check_ref(good) == good
+
+
+@pytest.mark.parametrize(
+    "bad",
+    ["gpu-setup", "a/b/c", "https://github.com/a/b", "a/b.git", "", None, "a/..", "a/.", "-a/b", "a-/b", "a--b/c"],
+)
 def test_a_malformed_repository_is_refused(bad):
     with pytest.raises(ValueError, match="repo must be a GitHub repository as owner/name"):
         course.check_repository(bad)
+
+
+def test_publishing_at_a_commit_id_pins_the_badges_and_the_install(monkeypatch):
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    monkeypatch.setattr(course, "REF", course.check_ref(commit))
+    assert course.install_command().endswith(f'.git@{commit}"')
+    assert f"/blob/{commit}/notebooks/01_find_your_gpu.ipynb" in course.colab_badge("01_find_your_gpu.ipynb")
+
+
+def colab_branch(cell: str) -> str:
+    """The setup cell's `if "google.colab"` block, runnable here: no pip line, one level less indented."""
+    lines = cell.splitlines()
+    start = lines.index('if "google.colab" in sys.modules:') + 1
+    end = next(i for i in range(start, len(lines)) if not lines[i].startswith("    ") and lines[i])
+    return "\n".join(line[4:] for line in lines[start:end] if "%pip" not in line)
+
+
+@pytest.mark.parametrize(
+    ("edition", "said"),
+    [
+        ("zh-Hans", "没能安装图表用的中文字体 fonts-noto-cjk（apt-get：E: Unable to locate package fonts-noto-cjk）"),
+        ("zh-Hant", "沒能安裝圖表用的中文字型 fonts-noto-cjk（apt-get：E: Unable to locate package fonts-noto-cjk）"),
+    ],
+)
+def test_a_failed_font_install_in_colab_is_said_in_the_editions_language(edition, said, tmp_path, monkeypatch, capsys):
+    """Issue 25: in Colab the Chinese setup cell's apt-get failed silently, and every figure drew empty boxes."""
+    calls = tmp_path / "apt-calls"
+    apt = tmp_path / "apt-get"
+    apt.write_text(
+        f'#!/bin/sh\necho "$*" >> "{calls}"\n[ "$2" = update ] && exit 0\n'
+        'echo "E: Unable to locate package fonts-noto-cjk" >&2\nexit 100\n'
+    )
+    apt.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    exec(colab_branch(course.setup_cell(edition)), {})
+    out = capsys.readouterr().out
+    assert out.startswith(said) and ("方框" in out), out
+    # installed, then (the package lists may be stale in a fresh runtime) refreshed and installed again
+    assert calls.read_text().splitlines() == [
+        "-qq install -y fonts-noto-cjk",
+        "-qq update",
+        "-qq install -y fonts-noto-cjk",
+    ]
+
+
+def test_a_font_install_that_works_says_nothing(tmp_path, monkeypatch, capsys):
+    (tmp_path / "apt-get").write_text("#!/bin/sh\nexit 0\n")
+    (tmp_path / "apt-get").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    exec(colab_branch(course.setup_cell("zh-Hant")), {})
+    assert capsys.readouterr().out == ""
+    assert "apt-get" not in course.setup_cell("en"), "the English edition draws no Chinese"
+
+
+def test_lessonkit_says_which_python_it_needs_when_imported_by_an_older_one(tmp_path):
+    """Issue 25: from a source checkout, Python 3.9 failed with `TypeError: unsupported operand type(s) for |`."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    from find_python import MissingPython, find_python
+
+    try:
+        old = find_python("3.9", "tests/test_course.py")
+    except MissingPython as missing:
+        pytest.fail(str(missing))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [str(old), "-c", "import lessonkit.exercises"], capture_output=True, text=True, cwd=tmp_path, env=env
+    )
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("ImportError: lessonkit needs Python 3.10 or newer"), done.stderr
+    assert "this is Python 3.9." in last and "make lab" in last
 
 
 def test_publish_rewrites_course_and_pyproject(tmp_path, monkeypatch):

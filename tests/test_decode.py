@@ -68,16 +68,32 @@ def test_weights_read_agree_with_the_inference_estimate_when_every_weight_is_rea
     assert decode_speed(tied, "T4", dtype=dtype, seq_len=16).weight_bytes == held
 
 
-def test_a_mixture_of_experts_reads_the_experts_its_tokens_use_and_at_most_all():
-    def read(batch: int) -> int:
-        return decode_speed(TINY_MOE, "T4", seq_len=1, batch=batch).weight_bytes // 2
+def test_a_mixture_of_experts_bound_reads_the_fewest_experts_a_batch_can_use():
+    """Issue 27 item 2: the bound has the batch's tokens share experts; random or spread routing read more."""
 
-    unused = 2 * 3 * EXPERT  # one sequence: 3 of the 4 experts of each layer stay unread
-    assert read(1) == TINY_MOE_PARAMS - EMBEDDING + ROW - unused == TINY_MOE.active_params - EMBEDDING + ROW
-    assert read(2) == TINY_MOE_PARAMS - EMBEDDING + 2 * ROW - 2 * 2 * EXPERT
-    assert read(4) == TINY_MOE_PARAMS - EMBEDDING + 4 * ROW  # every expert
-    assert read(8) == TINY_MOE_PARAMS - EMBEDDING + 8 * ROW  # still every expert, never more
+    def read(batch: int) -> tuple[int, int, int]:
+        speed = decode_speed(TINY_MOE, "T4", seq_len=1, batch=batch)
+        uniform, spread = speed.routed_weight_bytes
+        return speed.weight_bytes // 2, uniform // 2, spread // 2
+
+    unused = 2 * 3 * EXPERT  # 3 of the 4 experts of each layer stay unread when the tokens share one
+    assert read(1)[0] == TINY_MOE_PARAMS - EMBEDDING + ROW - unused == TINY_MOE.active_params - EMBEDDING + ROW
+    assert read(1)[1:] == (0, 0)  # one sequence: no routing range
+    fewest, uniform, spread = read(2)
+    assert fewest == TINY_MOE_PARAMS - EMBEDDING + 2 * ROW - unused  # the upper bound: shared experts
+    # uniform: 4 x (1 - (3/4)^2) = 1.75 experts per layer; spread: 2 of them
+    assert uniform == pytest.approx(TINY_MOE_PARAMS - EMBEDDING + 2 * ROW - 2 * (4 - 1.75) * EXPERT, abs=1)
+    assert spread == TINY_MOE_PARAMS - EMBEDDING + 2 * ROW - 2 * 2 * EXPERT
+    assert read(8)[2] == TINY_MOE_PARAMS - EMBEDDING + 8 * ROW  # every expert, never more
     assert "1 of every layer's 4 experts" in str(decode_speed(TINY_MOE, "T4", seq_len=1))
+
+
+def test_mixtral_at_batch_4_is_bounded_by_shared_experts_as_the_issue_measured():
+    speed = decode_speed(CONFIGS / "mixtral-8x7b.json", "H100_SXM", batch=4, seq_len=1000)
+    # issue 27: 143 tokens/s for the batch was the slowest case; uniform routing >= 206, shared experts <= 515
+    assert round(speed.batch_tokens_per_s) == 515
+    assert round(4 * speed.uniform_routing_tokens_per_s) == 206 and round(4 * speed.spread_routing_tokens_per_s) == 143
+    assert speed.tokens_per_s > speed.uniform_routing_tokens_per_s > speed.spread_routing_tokens_per_s
 
 
 def test_mixtral_from_its_config_reads_its_active_parameters():

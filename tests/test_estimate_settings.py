@@ -10,7 +10,6 @@ from lessonkit.estimate import (
     DEFAULT_CUDA_CONTEXT_BYTES,
     DEFAULT_INFERENCE_TOKENS,
     DEFAULT_TRAINING_TOKENS,
-    LORA_TARGETS,
     InferenceJob,
     LoraJob,
     TrainingJob,
@@ -23,12 +22,12 @@ from lessonkit.models import find_model
 
 STEP = {
     "optimizer": "adamw",
-    "fused": False,  # torch.optim.AdamW's own default: foreach on CUDA, not fused (see DEFAULT_FUSED)
+    "fused": None,  # the recipe's own optimizer: fused for PyTorch AMP (the default), foreach for LoRA (DEFAULT_FUSED)
     "seq_len": DEFAULT_TRAINING_TOKENS,
     "batch": 1,
     "checkpointing": False,
     "attention": "sdpa",
-    "gelu_new": False,
+    "gelu_new": None,  # the model's own activation: GPT-2's gelu_new
     "cuda_context_bytes": DEFAULT_CUDA_CONTEXT_BYTES,
 }
 # What a learner sees in help() and Jupyter: the keyword settings, in this order, with these defaults.
@@ -40,8 +39,8 @@ SETTINGS = {
         "batch": 1,
         "cuda_context_bytes": DEFAULT_CUDA_CONTEXT_BYTES,
     },
-    estimate_lora: {"base_dtype": "bf16", "rank": 16, "targets": LORA_TARGETS, "adapter_dtype": "fp32", **STEP},
-    estimate_training: {"precision": "mixed_bf16", **STEP},
+    estimate_lora: {"base_dtype": "bf16", "rank": 16, "targets": None, "adapter_dtype": "fp32", **STEP},
+    estimate_training: {"precision": "amp_bf16", **STEP},
 }
 JOBS = {estimate_inference: InferenceJob, estimate_lora: LoraJob, estimate_training: TrainingJob}
 

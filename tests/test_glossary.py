@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import re
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import nbformat
@@ -261,12 +262,66 @@ def test_meanings_in_chinese():
     assert len(glossary_table().terms) == len(terms())
 
 
-def test_readme_glossary_is_what_the_data_renders():
-    readme = (ROOT / "README.md").read_text("utf-8")
-    assert render_glossary.rendered(readme) == readme, "run `make glossary`"
-    assert "## Glossary" in readme and readme.index("## Glossary") < readme.index("## Credits and licence")
+@pytest.mark.parametrize(("name", "language"), render_glossary.READMES.items())
+def test_readme_glossary_is_what_the_data_renders(name, language):
+    readme = (ROOT / name).read_text("utf-8")
+    assert render_glossary.rendered(readme, language, name) == readme, "run `make glossary`"
+    lang = language.replace("-", "_").lower()
     for term in terms():
-        assert f"| {term.name('en')} | {term.name('zh_hans')} | {term.name('zh_hant')} |" in readme
+        names = f"| {term.name('en')} | {term.name('zh_hans')} | {term.name('zh_hant')} |"
+        if lang != "en":  # no space between a full-width bracket and the mark: GPU（显卡）†
+            names = names.replace("） †", "）†")
+        if lang == "en":
+            assert names in readme
+        else:  # issue 28: each Chinese README holds the whole table, meanings in its own script
+            assert f"{names} {term.meaning[lang].replace('|', chr(92) + '|')} |" in readme
+    if lang == "en":
+        assert "## Glossary" in readme and readme.index("## Glossary") < readme.index("## Credits and licence")
+
+
+def test_a_planted_glossary_change_makes_every_readme_stale(monkeypatch):
+    from lessonkit import glossary
+
+    changed = tuple(
+        replace(t, meaning={**t.meaning, "zh_hant": "改過的意思"}) if t.key == "vram" else t for t in terms()
+    )
+    monkeypatch.setattr(glossary, "terms", lambda: changed)
+    stale = [
+        name
+        for name, language in render_glossary.READMES.items()
+        if render_glossary.rendered(text := (ROOT / name).read_text("utf-8"), language, name) != text
+    ]
+    assert stale == ["README.zh-Hant.md"]  # only the Traditional README shows zh_hant meanings
+
+
+@pytest.mark.parametrize("lang", ["zh_hans", "zh_hant"])
+def test_a_chinese_table_has_no_english_speech_and_marks_the_english_names(lang):
+    table = glossary_table(["vram", "warm_up"], lang=lang)
+    html, text, markdown = table._repr_html_(), str(table), table.to_markdown()
+    assert "GPU memory" not in html + text + markdown  # what English speakers say is for the English table
+    assert "<td style='text-align:left;vertical-align:top' lang='en'>VRAM</td>" in html
+    assert markdown.splitlines()[0].count("|") == 5  # English, 简体中文, 繁體中文, the meaning
+    assert "VRAM · 显存 † · 顯示記憶體" in text
+
+
+def test_chinese_meanings_are_written_not_converted():
+    """zh-Hant reads as Taiwan wrote it (issue 28): no meaning is OpenCC's s2twp conversion of the zh-Hans one."""
+    import opencc
+
+    convert = opencc.OpenCC("s2twp").convert
+    # tf32's entry is being rewritten on its own (its figures and sources), its words with it
+    converted = [t.key for t in terms() if t.key != "tf32" and convert(t.meaning["zh_hans"]) == t.meaning["zh_hant"]]
+    assert converted == []
+
+
+def test_the_glossary_agrees_with_the_lessons_text():
+    """Issue 28: zh-Hant's schedule is 排程 with 預熱 and 餘弦衰減, no English; zh-Hans writes dropout as the text."""
+    schedule, regularisation = _find_term("lr_schedule"), _find_term("regularisation")
+    assert schedule.zh_hant == "學習率排程（預熱、餘弦衰減）" and not re.search("[A-Za-z]", schedule.meaning["zh_hant"])
+    assert "暂退法" not in regularisation.zh_hans + regularisation.meaning["zh_hans"]
+    assert "dropout" in regularisation.zh_hans
+    assert "管線平行" in _find_term("model_parallelism").zh_hant
+    assert _find_term("normalisation").zh_hant.startswith("標準化")
 
 
 def _key_terms_call(path: Path) -> tuple[list[str], nbformat.NotebookNode]:

@@ -46,15 +46,30 @@ def load(file: str) -> dict:
     return json.loads((CONFIGS / file).read_text(encoding="utf-8"))
 
 
-def test_every_config_file_has_a_published_count_and_a_source():
+# transformers' own count of each file's model on the meta device, recorded by benchmarks/hf_meta_counts.py.
+META = json.loads((CONFIGS.parent / "hf_meta_counts.json").read_text(encoding="utf-8"))
+
+
+def test_every_config_file_has_a_source_and_a_count():
     files = sorted(p.name for p in CONFIGS.glob("*.json"))
-    assert files == sorted(PUBLISHED)
+    assert set(PUBLISHED) <= set(files) and files == sorted(META["counts"])
     sources = (CONFIGS / "SOURCES.md").read_text(encoding="utf-8")
     for file in files:
         line = next(row for row in sources.splitlines() if row.startswith(f"| `{file}`"))
-        assert "https://huggingface.co/" in line and f"{PUBLISHED[file][0]:,}" in line
+        assert "https://huggingface.co/" in line and f"{META['counts'][file]['params']:,}" in line
+        if file in PUBLISHED:
+            assert f"{PUBLISHED[file][0]:,}" in line
     families = {load(f)["model_type"] for f in files}
-    assert set(HF_MODEL_TYPES) - families == {"qwen3"}, "a real file for every family but dense Qwen3"
+    assert set(HF_MODEL_TYPES) - families == {"qwen3", "llama4_text"}, "a real file for every family but two"
+
+
+@pytest.mark.parametrize("file", sorted(META["counts"]))
+def test_parameter_count_is_transformers_own_on_the_meta_device(file):
+    """Exact against transformers' count of the model it builds from the same file (quantization aside)."""
+    config, counted = ModelConfig.from_hf_config(CONFIGS / file), META["counts"][file]
+    assert config.n_params == counted["params"]
+    if "language_model" in counted:  # a vision-language model: the language model alone, and its vision tower
+        assert config.n_params - config.extra_params == counted["language_model"] and config.extra_params > 0
 
 
 @pytest.mark.parametrize("file", sorted(PUBLISHED))
@@ -144,14 +159,14 @@ def test_defaults_follow_each_familys_transformers_class():
 @pytest.mark.parametrize(
     "change, words",
     [
-        (dict(model_type="deepseek_v3"), r"'model_type' is 'deepseek_v3', which this course cannot model"),
+        (dict(model_type="jamba"), r"'model_type' is 'jamba', which this course cannot model"),
         (dict(model_type=None), r"field 'model_type' must name the model family"),
         (dict(hidden_size=None), r"model_type 'mixtral' needs the field 'hidden_size'"),
         (dict(num_hidden_layers="32"), r"field 'num_hidden_layers' must be a whole number .* 'mixtral', got '32'"),
         (dict(num_hidden_layers=32.5), r"field 'num_hidden_layers' must be a whole number"),
         (dict(tie_word_embeddings="false"), r"field 'tie_word_embeddings' must be true or false .* 'mixtral'"),
         (dict(num_experts_per_tok=9), r"field 'num_experts_per_tok' must be at most num_local_experts \(8\)"),
-        (dict(num_experts_per_tok=None), r"model_type 'mixtral' needs the field 'num_experts_per_tok'"),
+        (dict(num_local_experts=0), r"field 'num_local_experts' must be a whole number greater than 0"),
         (dict(num_key_value_heads=5), r"field 'num_key_value_heads' must be a divisor of num_attention_heads"),
         (dict(hidden_act="relu2"), r"field 'hidden_act' must be one of .* got 'relu2'"),
     ],
@@ -161,10 +176,27 @@ def test_what_it_cannot_model_is_refused_naming_the_field_and_model_type(change,
         ModelConfig.from_hf_config(dict(load("mixtral-8x7b.json"), **change))
 
 
-def test_qwen_moe_layers_without_experts_are_refused():
-    for change, field in ((dict(mlp_only_layers=[0, 1]), "mlp_only_layers"), (dict(decoder_sparse_step=2), "decoder")):
-        with pytest.raises(ValueError, match=rf"field '{field}.*' must be .* for model_type 'qwen2_moe'"):
-            ModelConfig.from_hf_config(dict(load("qwen1.5-moe-a2.7b.json"), **change))
+def test_qwen_moe_layers_without_experts_are_dense_layers_as_in_transformers():
+    base = load("qwen1.5-moe-a2.7b.json")
+    only = ModelConfig.from_hf_config(dict(base, mlp_only_layers=[0, 1]))
+    assert only.dense_layers == (0, 1) and only.moe_layers == base["num_hidden_layers"] - 2
+    step = ModelConfig.from_hf_config(dict(base, decoder_sparse_step=2))
+    assert step.dense_layers == tuple(range(0, base["num_hidden_layers"], 2))  # layers 1, 3, ... have experts
+    dense_mlp = 3 * base["hidden_size"] * base["intermediate_size"]
+    assert (
+        only.n_params
+        == ModelConfig.from_hf_config(base).n_params
+        - 2
+        * (
+            60 * 3 * base["hidden_size"] * 1408
+            + 3 * base["hidden_size"] * 5632
+            + base["hidden_size"]
+            + 60 * base["hidden_size"]
+        )
+        + 2 * dense_mlp
+    )
+    with pytest.raises(ValueError, match=r"field 'mlp_only_layers' must be a list that leaves some layer with experts"):
+        ModelConfig.from_hf_config(dict(base, mlp_only_layers=list(range(24))))
 
 
 def test_bad_arguments_and_files_get_clear_errors(tmp_path):
@@ -218,4 +250,26 @@ def test_the_reference_transformer_refuses_what_it_cannot_build():
             with pytest.raises(ValueError, match="config must describe a dense model without QK-norm"):
                 Transformer(config, device="meta")
             refused += 1
-    assert refused >= 3  # Mixtral, Qwen1.5-MoE, Qwen3-30B-A3B
+    assert refused >= 10  # Mixtral, the Qwen MoEs, DeepSeek, gpt-oss, Llama 4, Gemma 3, Phi-3.5-MoE, the VLMs
+
+
+def _without(data: dict, key: str) -> dict:
+    """The file with `key` removed where it is, as benchmarks/hf_meta_counts.py removed it."""
+    if key in data:
+        return {k: v for k, v in data.items() if k != key}
+    return dict(data, text_config={k: v for k, v in data["text_config"].items() if k != key})
+
+
+@pytest.mark.parametrize("file", sorted(META["counts"]))
+def test_a_missing_optional_key_is_transformers_default_or_refused_by_name(file):
+    """Issue 27: no estimate changes silently when a key is missing (transformers' counts, recorded)."""
+    data, refused = load(file), []
+    for key, counted in META["counts"][file]["without"].items():
+        try:
+            ours = ModelConfig.from_hf_config(_without(data, key)).n_params
+        except ValueError as error:
+            assert repr(key) in str(error), (key, str(error))  # a clear error naming the missing key
+            refused.append(key)
+            continue
+        assert ours == counted, (key, ours, counted)
+    assert len(refused) <= 2, refused  # almost every default is transformers' own

@@ -67,6 +67,11 @@ def _calls() -> dict[str, Callable[[], dict[str, Any]]]:
         "i18n.choose": lambda: {"texts": {"en": "memory", "zh-Hans": "显存"}},
         "plotfont.find_font": lambda: {"language": "zh-Hans"},
         "plotfont.use_font": lambda: {"language": "en"},
+        "plotfont.strict": lambda: {},
+        "doctor.report": lambda: {"device": "cpu", "quick": True, "basics": True},
+        "table.table": lambda: {"rows": [["权重", 2]], "head": ["部分", "字节"]},
+        "table.html_table": lambda: {"head": ["a"], "rows": [["b"]]},
+        "plotfont.no_font_notice": lambda: {"language": "zh-Hant"},
         "course.colab_badge": lambda: {"notebook": "01_find_your_gpu.ipynb"},
         "course.lesson_kind": lambda: {"number": "05"},
         "course.check_ref": lambda: {"ref": "v0.1.0"},
@@ -74,7 +79,10 @@ def _calls() -> dict[str, Callable[[], dict[str, Any]]]:
         "course.next_lesson": lambda: {"number": "04"},
         "device.as_device": lambda: {"device": "cpu"},
         "device.synchronize": lambda: {"device": "cpu"},
-        "device.nvidia_smi": lambda: {"executable": "nvidia-smi", "timeout_s": 10.0},
+        "gpu_tools.nvidia.nvidia_smi": lambda: {"executable": "nvidia-smi", "timeout_s": 10.0},
+        "gpu_tools.amd.amd_smi": lambda: {"executable": "amd-smi", "timeout_s": 10.0},
+        "gpu_tools.amd.rocm_smi": lambda: {"executable": "rocm-smi", "timeout_s": 10.0},
+        "gpu_tools.amd.amd_gpus": lambda: {"timeout_s": 10.0},
         "device.describe_device": lambda: {"device": "cpu"},
         "device.device_memory": lambda: {"device": "cpu"},
         "device.device_name": lambda: {"device": "cpu"},
@@ -96,6 +104,11 @@ def _calls() -> dict[str, Callable[[], dict[str, Any]]]:
         "gpus.catalog": lambda: {"kind": "cuda"},
         "gpus.find_gpu": lambda: {"name": "Tesla T4"},
         "reference.nvidia_smi_sample": lambda: {"key": "t4_colab"},
+        "prices.price_listings": lambda: {"kind": "spot"},
+        "prices.kind_label": lambda: {"kind": "spot"},
+        "prices.kind_note": lambda: {"kind": "serverless"},
+        "prices.kind_source": lambda: {"kind": "on_demand"},
+        "reference.amd_smi_sample": lambda: {"key": "rocm_smi_json_rx7900xt"},
         "timing.format_seconds": lambda: {"seconds": 0.088},
         "timing.benchmark": lambda: {
             "fn": lambda: None,
@@ -220,6 +233,15 @@ def _calls() -> dict[str, Callable[[], dict[str, Any]]]:
             "name": "tiny llama",
         },
         "models.llama_like": lambda: {"n_params": 8e9},
+        # these two name the value as their caller asks (name=, where=): here, after the argument
+        "limits.check_size": lambda: {"name": "value", "value": 32, "field": "num_layers", "where": ""},
+        "hf_config.read_config_text": lambda: {"text": '{"model_type": "llama"}', "where": "text"},
+        "quantization.read_quantization": lambda: {
+            "config": {"quant_method": "awq", "bits": 4, "group_size": 128},
+            "where": "config.json",
+        },
+        "estimate.recipes.recipe_for": lambda: {"dtype": "bf16", "pattern": "deepspeed_{dtype}"},
+        "estimate.resolve.lora_projections": lambda: {"config": _gpt2()},
         "vram.dtype_bytes": lambda: {"dtype": "fp16"},
         "vram.weights_bytes": lambda: {"n_params": 8e9, "dtype": "fp16"},
         "vram.max_params": lambda: {"memory_bytes": 16e9, "dtype": "fp16"},
@@ -305,16 +327,20 @@ EXEMPT = {
     "tables; no learner's value reaches it (tested in test_i18n_core.py)",
     "estimate.resolve.tensor_bytes": "sums resolve's own Tensor records, built from a checked model; no learner's "
     "value reaches it",
+    "estimate.resolve.tensor_count": "counts resolve's own Tensor records, built from a checked model; no learner's "
+    "value reaches it",
+    "hf_families.family_shape": "reads a Reader that hf_config builds from a config it has read safely; the "
+    "config.json's values are tested through hf_config_fields",
     "exercises.lesson11.tiny_add": "takes no arguments",
     "device.pick_device": "takes no arguments",
     "device.in_colab": "takes no arguments",
+    "device.rocm_version": "takes no arguments",
     "distributed.ddp_worker": "runs inside a spawned process with arguments built by run_data_parallel",
     "distributed.run_data_parallel": "starts processes: its argument checks are tested in test_distributed.py",
     "distributed.start_rank_server": "takes no arguments",
     "doctor.add_arguments": "argparse wiring; bad options are tested through the CLI in test_doctor.py",
     "doctor.run": "the CLI entry point; bad options are tested in test_doctor.py",
     "exercises.reset": "takes no arguments",
-    "prices.price_listings": "takes no arguments",
     "reference.single_runs": "takes no arguments",
     "spirals.spiral_data": "takes no arguments",
     "reference.sweeps": "takes no arguments",
@@ -411,6 +437,63 @@ def answers_plainly(qualname: str, function: Callable, calls: Callable[[], dict[
 @pytest.mark.parametrize("qualname, argument", CASES)
 def test_hostile_argument(qualname, argument):
     answers_plainly(qualname, FUNCTIONS[qualname], CALLS[qualname], argument)
+
+
+# --- the estimator's functions get twelve more: issue 25's sizes, regexes, paths and configs ------------
+
+
+def _deep(depth: int) -> list:
+    value: list = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+ESTIMATOR_HOSTILE: dict[str, Any] = {
+    "1e308": 1e308,
+    "10**300": 10**300,
+    "tiny": 1e-308,
+    "negative zero": -0.0,
+    "True": True,
+    "2**63": 2**63,
+    "a float as text": "1e308",
+    "quadratic for the old pattern": "1" + " " * 50_000 + "!",
+    "a URL": "https://huggingface.co/meta-llama/Llama-3.1-8B/resolve/main/config.json",
+    "a 5,000-character path": "x" * 5000,
+    "a config with 10**9 layers": {
+        "model_type": "llama",
+        "vocab_size": 32000,
+        "hidden_size": 4096,
+        "num_hidden_layers": 10**9,
+        "num_attention_heads": 32,
+        "intermediate_size": 11008,
+    },
+    "a deeply nested list": _deep(5000),
+}
+assert len(HOSTILE) + len(ESTIMATOR_HOSTILE) == 25
+ESTIMATOR_MODULES = ("estimate.", "memparts.", "models.", "hf_config.", "vram.", "limits.", "quantization.")
+ESTIMATOR_CASES = [(q, a) for q, a in CASES if q.startswith(ESTIMATOR_MODULES)]
+
+
+@pytest.mark.parametrize("qualname, argument", ESTIMATOR_CASES)
+def test_hostile_argument_to_the_estimator(qualname, argument):
+    """Issue 25: 25 odd values for every estimator function and argument, each refused by name or answered."""
+    calls = CALLS[qualname]
+    problems = []
+    for label, value in ESTIMATOR_HOSTILE.items():
+        kwargs = calls()
+        kwargs[argument] = value
+        try:
+            with time_limit(10):
+                FUNCTIONS[qualname](**kwargs)
+        except (ValueError, TypeError) as exc:
+            if argument not in str(exc):
+                problems.append(f"{qualname}({argument}={label}) error does not name it: {str(exc)[:200]}")
+        except TimeoutError:
+            problems.append(f"{qualname}({argument}={label}) hung instead of refusing the value")
+        except Exception as exc:  # noqa: BLE001 - anything else is the failure this test looks for
+            problems.append(f"{qualname}({argument}={label}) raised {type(exc).__name__}: {str(exc)[:200]}")
+    assert not problems, "\n".join(problems)
 
 
 # --- private helpers that learner input reaches -------------------------------------------------

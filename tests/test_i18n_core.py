@@ -82,16 +82,48 @@ def test_an_edition_gets_a_cjk_font_after_matplotlibs_own_and_english_gets_it_ba
     assert matplotlib.rcParams["font.family"] == english
 
 
-def test_without_a_cjk_font_chinese_labels_print_no_warning(monkeypatch):
-    """Every machine prints the same: a missing-glyph warning would differ between machines with and without."""
+def _glyph_warning() -> None:
+    warnings.warn(
+        "Glyph 26174 (\\N{CJK UNIFIED IDEOGRAPH-663E}) missing from font(s) DejaVu Sans.", UserWarning, stacklevel=1
+    )
+
+
+@pytest.mark.parametrize(
+    ("edition", "words"), [("zh-Hans", "没有中文字体"), ("zh-Hant", "沒有中文字型")], ids=["zh-Hans", "zh-Hant"]
+)
+def test_without_a_cjk_font_a_learner_is_told_once_in_the_editions_language(monkeypatch, capsys, edition, words):
+    """One notice with the command that fixes it, instead of one warning per character of every label."""
+    monkeypatch.delenv(plotfont.STRICT_ENVIRONMENT, raising=False)
     monkeypatch.setattr(plotfont, "find_font", lambda language: None)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("default")
-        plotfont.use_font("zh-Hans")
-        warnings.warn(
-            "Glyph 26174 (\\N{CJK UNIFIED IDEOGRAPH-663E}) missing from font(s) DejaVu Sans.", UserWarning, stacklevel=1
-        )
+        assert plotfont.use_font(edition) is None
+        _glyph_warning()
+    shown = capsys.readouterr().out
+    assert words in shown and plotfont.INSTALL_COMMAND in shown and shown.count("\n") == 1
     assert not [w for w in caught if "missing from font" in str(w.message)]
+    # the font installed, the setup cell run again: a glyph still missing is reported again
+    monkeypatch.setattr(plotfont, "find_font", lambda language: "Noto Sans CJK SC")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")
+        plotfont.use_font(edition)
+        _glyph_warning()
+    assert [w for w in caught if "missing from font" in str(w.message)] and not capsys.readouterr().out
+    plotfont.use_font("en")
+
+
+def test_a_recording_without_a_cjk_font_fails_and_says_how_to_install_one(monkeypatch, capsys):
+    """tools/run_notebooks.py sets LESSONKIT_STRICT_FONTS: the setup cell fails rather than store boxes."""
+    monkeypatch.setenv(plotfont.STRICT_ENVIRONMENT, "1")
+    monkeypatch.setattr(plotfont, "find_font", lambda language: None)
+    with pytest.raises(RuntimeError, match="No CJK font for zh-Hant's figures.*make fonts"):
+        plotfont.use_font("zh-Hant")
+    assert not capsys.readouterr().out
+    monkeypatch.setenv(plotfont.STRICT_ENVIRONMENT, "0")
+    assert plotfont.use_font("zh-Hant") is None and "沒有中文字型" in capsys.readouterr().out
+    plotfont.use_font("en")
+    with pytest.raises(ValueError, match="language must be one of 'zh-Hans', 'zh-Hant', got 'en'"):
+        plotfont.no_font_notice("en")
 
 
 def test_a_command_the_lesson_starts_speaks_its_language(monkeypatch):

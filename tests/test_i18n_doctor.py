@@ -12,7 +12,7 @@ import pytest
 from lessonkit import doctor
 from lessonkit.__main__ import main
 from lessonkit._doctor_text import _params, render_text
-from lessonkit.i18n import display_width, get_language, pad, set_language
+from lessonkit.i18n import display_width, get_language, gettext, pad, set_language
 
 T4_LINE = "0, Tesla T4, 15360, 0, 0, 535.104.05"
 
@@ -244,7 +244,7 @@ def test_parameter_counts_in_each_language():
 
 
 def test_smi_findings_in_chinese(fake_smi, cpu_only):
-    from lessonkit.device import nvidia_smi
+    from lessonkit.gpu_tools import nvidia_smi
 
     fake_smi(T4_LINE)
     set_language("zh-Hant")
@@ -263,3 +263,27 @@ def test_the_report_json_is_built_in_english_whatever_the_language(cpu_only, no_
     assert report["vram_budget"]["memory_of"] == "system RAM (no GPU: for comparison only)"
     assert get_language() == "zh-Hans"
     copy.deepcopy(report)  # plain data, no Lazy left in it
+
+
+@pytest.mark.parametrize("edition", ["zh-Hans", "zh-Hant"])
+def test_the_report_in_a_notebook_is_html_tables_with_the_terminals_text_behind_it(edition, capsys):
+    """Issue 28: lesson 01's report lines up in a browser (HTML tables), and reads naturally ('无', not '否')."""
+    from IPython.core.formatters import DisplayFormatter
+
+    from lessonkit.doctor import report
+
+    set_language(edition)
+    try:
+        shown = report("cpu", quick=True, basics=True)
+        data, _metadata = DisplayFormatter().format(shown)
+        device_heading = gettext("Device (what PyTorch will use)")
+    finally:
+        set_language("en")
+    assert capsys.readouterr() == ("", "")  # no progress bar in a notebook's output
+    html = data["text/html"]
+    assert html.count("<table>") == 2  # the device and the matmuls
+    assert f"<p><b>{device_heading}</b></p><table>" in html
+    none = {"zh-Hans": "无（只支持 CPU 或 Apple 的版本）", "zh-Hant": "無（僅支援 CPU 或 Apple 的版本）"}[edition]
+    assert none in html and none in data["text/plain"]
+    assert "否（" not in data["text/plain"] + html
+    assert shown.exit_status == 0 and data["text/plain"].splitlines()[0].startswith("lessonkit doctor")

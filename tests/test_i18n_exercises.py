@@ -24,8 +24,8 @@ EDITIONS = ("zh-Hans", "zh-Hant")
 # The files whose texts exercises.po translates: the framework and lessons 01-04.
 MODULES = [
     ROOT / "lessonkit" / "exercises" / f"{name}.py"
-    for name in ("__init__", "base", "display", "judging", "kinds", "machine", "reading", "lesson01", "lesson02")
-    + ("lesson03", "lesson04", "lesson04_practice")
+    for name in ("__init__", "base", "display", "judging", "kinds", "machine", "quantities", "reading", "lesson01")
+    + ("lesson02", "lesson03", "lesson04", "lesson04_practice")
 ]
 CJK = re.compile(r"[\u4e00-\u9fff\u3000-\u303f\uff00-\uffef]")  # Chinese characters or full-width punctuation
 NOT_QUITE = {"zh-Hans": "✗ 还不对（", "zh-Hant": "✗ 還不對（"}
@@ -48,8 +48,8 @@ WRONG = [
     (
         "01-t4-gb",
         15,
-        "15 is the amount in GiB (2**30 bytes), or the loose '15 GB'. A GB is 10**9 bytes.",
-        {"zh-Hans": "15 是以 GiB（2**30 字节）计的数量", "zh-Hant": "15 是以 GiB（2**30 位元組）計的數量"},
+        "15 GB: that is the amount in GiB (2**30 bytes), or the loose '15 GB'. A GB is 10**9 bytes.",
+        {"zh-Hans": "15 GB：这是以 GiB（2**30 字节）计的数量", "zh-Hant": "15 GB：這是以 GiB（2**30 位元組）計的數量"},
     ),
     (
         "02-no-sync-time",
@@ -60,14 +60,18 @@ WRONG = [
     (
         "03-train-1b",
         2,
-        "that is the fp16 weights alone. Training also keeps gradients, an fp32 master copy and AdamW's two moments.",
-        {"zh-Hans": "这只是 fp16 权重。训练时还要保存梯度", "zh-Hant": "這只是 fp16 權重。訓練時還要儲存梯度"},
+        "2 GB: that is the fp16 weights alone. Training also keeps gradients, an fp32 master copy and AdamW's two "
+        "moments.",
+        {
+            "zh-Hans": "2 GB：这只是 fp16 权重。训练时还要保存梯度",
+            "zh-Hant": "2 GB：這只是 fp16 權重。訓練時還要儲存梯度",
+        },
     ),
     (
         "04-demo-kib",
         1000,
-        "1000 bytes is a KB, the decimal kilobyte. The 'i' in KiB means binary: powers of 2.",
-        {"zh-Hans": "1000 字节是 1 KB，即十进制的千字节", "zh-Hant": "1000 位元組是 1 KB，即十進位的千位元組"},
+        "1000 bytes: that is a KB, the decimal kilobyte. The 'i' in KiB means binary: powers of 2.",
+        {"zh-Hans": "1000 字节：这是 1 KB，即十进制的千字节", "zh-Hant": "1000 位元組：這是 1 KB，即十進位的千位元組"},
     ),
 ]
 
@@ -97,37 +101,38 @@ SLIPS = [
     (
         "01-t4-gb",
         16106127360,
-        "that looks like bytes, not GB: divide the bytes by 10**9.",
-        {"zh-Hans": "这看起来是字节数，而不是 GB：请把字节数除以 10**9。",
-         "zh-Hant": "這看起來是位元組數，而不是 GB：請把位元組數除以 10**9。"},
+        "1.61061e+10 GB: that looks like bytes, not GB: divide the bytes by 10**9.",
+        {"zh-Hans": "1.61061e+10 GB：这看起来是字节数，而不是 GB：请把字节数除以 10**9。",
+         "zh-Hant": "1.61061e+10 GB：這看起來是位元組數，而不是 GB：請把位元組數除以 10**9。"},
     ),
     (
         "01-t4-gb",
         _T4_GB * 2**30,
-        "that is about 2**30 times too big: it looks like bytes, where the question asks for GB. Divide by 2**30.",
+        "1.72938e+10 GB: that is about 2**30 times too big: it looks like bytes, where the question asks for GB. "
+        "Divide by 2**30.",
         {"zh-Hans": "大了约 2**30 倍：看起来是字节数，而题目要的是 GB。请除以 2**30。",
          "zh-Hant": "大了約 2**30 倍：看起來是位元組數，而題目要的是 GB。請除以 2**30。"},
     ),
     (
         "01-t4-gb",
         _T4_GB * 1024,
-        "that is 1024 times too big: MiB where GiB belongs, or KiB where MiB belongs.",
+        "16492.7 GB: that is 1024 times too big: MiB where GiB belongs, or KiB where MiB belongs.",
         {"zh-Hans": "大了 1024 倍：该用 GiB 的地方用了 MiB", "zh-Hant": "大了 1024 倍：該用 GiB 的地方用了 MiB"},
     ),
     (
         "01-t4-gb",
         _T4_GB * 1.024,
-        "that is 2.4% too high: the factor 1024 ÷ 1000. One step divided by 1000 where 1024 belongs "
+        "16.4927 GB: that is 2.4% too high: the factor 1024 ÷ 1000. One step divided by 1000 where 1024 belongs "
         "(1 GiB = 1024 MiB), or multiplied by 1024 where 1000 belongs (1 GB = 1000 MB).",
         {"zh-Hans": "偏高了 2.4%：正是 1024 ÷ 1000 这个因子。", "zh-Hant": "偏高了 2.4%：正是 1024 ÷ 1000 這個因子。"},
     ),
     (
         "03-rtx4090-fp16",
         24564 * 2**20 / 2 / 1e9 * 2**30 / 1e9,
-        "that is 7.4% too high: exactly the gap between a GiB (2**30 bytes) and a GB (10**9 bytes). Somewhere a GB was "
-        "taken for a GiB, or the other way round: start from the bytes.",
-        {"zh-Hans": "偏高了 7.4%：恰好是 GiB（2**30 字节）与 GB（10**9 字节）之间的差距。",
-         "zh-Hant": "偏高了 7.4%：恰好是 GiB（2**30 位元組）與 GB（10**9 位元組）之間的差距。"},
+        "13.8283 billion parameters: that is 7.4% too high: exactly the gap between a GiB (2**30 bytes) and a GB "
+        "(10**9 bytes). Somewhere a GB was taken for a GiB, or the other way round: start from the bytes.",
+        {"zh-Hans": "13.8283 十亿个参数：偏高了 7.4%：恰好是 GiB（2**30 字节）与 GB（10**9 字节）之间的差距。",
+         "zh-Hant": "13.8283 十億個參數：偏高了 7.4%：恰好是 GiB（2**30 位元組）與 GB（10**9 位元組）之間的差距。"},
     ),
     (
         "01-t4-gb",
@@ -202,15 +207,15 @@ def test_the_words_around_the_verdicts_are_chinese(edition):
 def test_english_boxes_are_unchanged_by_default():
     ex = EXERCISES["04-demo-kib"]
     assert str(ex.check(1000)) == (
-        "✗ Not quite (bytes in 1 KiB): 1000 bytes is a KB, the decimal kilobyte. The 'i' in KiB means binary:"
-        "\npowers of 2."
+        "✗ Not quite (bytes in 1 KiB): 1000 bytes: that is a KB, the decimal kilobyte. The 'i' in KiB means"
+        "\nbinary: powers of 2."
     )
     assert str(ex.hint(2)) == "💡 Hint 2 of 2 (bytes in 1 KiB): 1 KiB = 2**10 bytes."
     assert str(ex.solution()) == (
         "Solution (bytes in 1 KiB): 1 KiB = 2**10 = 1024 bytes; 1 KB = 1000 bytes.\n\n    answer = 2**10\n\n"
         "The answer: 1024"
     )
-    assert "<b>✗ Not quite <span style='font-weight:normal'>(bytes in 1 KiB)</span>:</b> 1000 bytes" in (
+    assert "<b>✗ Not quite <span style='font-weight:normal'>(bytes in 1 KiB)</span>:</b> 1000 bytes: that" in (
         ex.check(1000)._repr_html_()
     )
     assert str(scoreboard("04")).startswith("0 of ")
@@ -232,9 +237,9 @@ def test_every_text_field_takes_a_lazy_and_shows_plain_text():
         unit="B",
         target=lambda: Target(
             1024,
-            rel_tol=0,
+            exact=True,
             traps=(
-                Trap(1000, lazy("1000 bytes is a KB, the decimal kilobyte. The 'i' in KiB means binary: powers of 2.")),
+                Trap(1000, lazy("that is a KB, the decimal kilobyte. The 'i' in KiB means binary: powers of 2.")),
             ),
             correct=lazy("1 KiB = 2**10 = 1024 bytes."),
             note=lazy("(Checked against {where}.)", where="a test"),
@@ -248,7 +253,7 @@ def test_every_text_field_takes_a_lazy_and_shows_plain_text():
     wrong, right = ex.check(1000), ex.check(1024)
     assert (
         type(wrong.message) is str
-        and wrong.message.startswith("1000 字节是 1 KB")
+        and wrong.message.startswith("1000 字节：这是 1 KB")
         and "（依据：a test。）" in wrong.message
     )
     assert (
@@ -270,7 +275,7 @@ def test_every_text_field_takes_a_lazy_and_shows_plain_text():
     assert str(choice).startswith("练习 '99-choice'：Mac 上的 CUDA。")
     assert isinstance(Result(INCORRECT, lazy("It goes down.")).message, str)
     lessonkit.set_language("en")
-    assert ex.check(1000).message.startswith("1000 bytes is a KB") and ex.title == "bytes in 1 KiB"
+    assert ex.check(1000).message.startswith("1000 bytes: that is a KB") and ex.title == "bytes in 1 KiB"
     assert choice.check("B").message == "B) It goes down." and ex.check(1000).message.endswith(
         " (Checked against a test.)"
     )

@@ -41,9 +41,9 @@ WRONG = [
     (
         "07-steps",
         30,
-        "that is the number of steps in one epoch. The run lasts 10 epochs.",
-        {"zh-Hans": "这是一轮的步数。整个训练要跑 10 轮。",
-         "zh-Hant": "這是一個 epoch 的步數。整個訓練要跑 10 個 epoch。"},
+        "30 steps: that is the number of steps in one epoch. The run lasts 10 epochs.",
+        {"zh-Hans": "30 步：这是一轮的步数。整个训练要跑 10 轮。",
+         "zh-Hant": "30 步：這是一個 epoch 的步數。整個訓練要跑 10 個 epoch。"},
     ),
     (
         "05-where-to-run",
@@ -54,16 +54,17 @@ WRONG = [
     (
         "09-accumulation",
         7,
-        "the first micro-batch counts too: 7 more after it make 8 in all, and the step comes after the last.",
-        {"zh-Hans": "第一个微批次也要算上：在它之后再来 7 个，一共是 8 个",
-         "zh-Hant": "第一個微批次也要算上：在它之後再來 7 個，一共是 8 個"},
+        "7 micro-batches: the first micro-batch counts too: 7 more after it make 8 in all, and the step comes after "
+        "the last.",
+        {"zh-Hans": "7 个微批次：第一个微批次也要算上：在它之后再来 7 个，一共是 8 个",
+         "zh-Hant": "7 個微批次：第一個微批次也要算上：在它之後再來 7 個，一共是 8 個"},
     ),
     (
         "10-straggler",
         100,
-        "that is the fast GPUs' time. They cannot take the next step before the all-reduce, and the all-reduce "
-        "waits for the slow GPU.",
-        {"zh-Hans": "这是快的 GPU 所用的时间。", "zh-Hant": "這是快的 GPU 所用的時間。"},
+        "100 ms: that is the fast GPUs' time. They cannot take the next step before the all-reduce, and the "
+        "all-reduce waits for the slow GPU.",
+        {"zh-Hans": "100 ms：这是快的 GPU 所用的时间。", "zh-Hant": "100 ms：這是快的 GPU 所用的時間。"},
     ),
     (
         "11-which-timer",

@@ -57,6 +57,50 @@ def test_lessonkits_catalogs_use_the_editions_own_words(edition):
     assert not found, "\n".join(found)
 
 
+@pytest.mark.parametrize(("edition", "lesson"), CASES, ids=IDS)
+def test_a_rebuild_changes_nothing_stored(edition, lesson):
+    """`make badges` and `make translations` rebuild every edition from a clean checkout: the stored outputs and
+    notebook metadata must come out as they are, the widgets' state (recorded in the edition's language) included.
+    The build once copied the English lesson's widget state, turning lesson 05's Chinese controls English."""
+    stored = nbformat.read(i18n.edition_path(edition, lesson), as_version=4)
+    fresh = i18n.build(edition, lesson)
+    assert fresh.metadata == stored.metadata, "the rebuild changes the notebook's metadata (widgets' state?)"
+    for want, got in zip(stored.cells, fresh.cells):
+        assert got.get("outputs") == want.get("outputs"), f"cell {want.id}: the rebuild changes its outputs"
+    assert nbformat.writes(fresh) == nbformat.writes(stored)
+
+
+def test_a_rebuild_keeps_the_editions_widget_state_and_never_copies_the_english_one(tree):
+    english = tree / "notebooks" / PLANT.name
+    built = tree / "notebooks" / "zh-Hans" / PLANT.name
+    view = {"application/vnd.jupyter.widget-view+json": {"model_id": "m1", "version_major": 2, "version_minor": 0}}
+    for path, label in ((english, "Precision"), (built, "精度")):
+        nb = nbformat.read(path, as_version=4)
+        code = next(c for c in nb.cells if c.cell_type == "code" and not i18n.is_setup(c))
+        code.outputs = [nbformat.v4.new_output("display_data", data=view)]
+        nb.metadata["widgets"] = {"state": {"m1": {"state": {"description": label}}}}
+        nbformat.write(nb, path)
+    assert i18n.build("zh-Hans", english, tree).metadata["widgets"]["state"]["m1"]["state"]["description"] == "精度"
+    built.unlink()  # a first build: no outputs yet, so no widget state, and never the English one
+    assert "widgets" not in i18n.build("zh-Hans", english, tree).metadata
+
+
+def test_a_changed_setup_cell_keeps_its_stored_output(tree):
+    """course.setup_cell changes what the cell does in Colab (make badges, a new ref): outside Colab it only sets
+    the language, so its recorded output stays; nbval compares it as before."""
+    english = tree / "notebooks" / PLANT.name
+    built = tree / "notebooks" / "zh-Hans" / PLANT.name
+    nb = nbformat.read(built, as_version=4)
+    setup = next(c for c in nb.cells if i18n.is_setup(c))
+    setup.source = setup.source.replace("import sys", "import sys  # an older setup cell")
+    setup.outputs = [nbformat.v4.new_output("execute_result", data={"text/plain": "'zh-Hans'"}, execution_count=1)]
+    setup.execution_count = 1
+    nbformat.write(nb, built)
+    fresh = next(c for c in i18n.build("zh-Hans", english, tree).cells if i18n.is_setup(c))
+    assert "an older setup cell" not in fresh.source
+    assert fresh.outputs == setup.outputs and fresh.execution_count == 1
+
+
 def test_the_other_regions_words_are_named_with_the_editions_own():
     assert i18n.regional_problems("zh-Hant", "模型的引數放在視訊記憶體裡") == [
         "視訊記憶體 (write 顯示記憶體)",

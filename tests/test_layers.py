@@ -19,16 +19,23 @@ LAYERS: dict[str, int] = {
     # 0 base: argument checks, the JSON data reader, byte units and dtypes, course links, progress bars
     "__init__": 0,
     "_checks": 0,
+    "limits": 0,  # plausible ranges of every size a config.json or a learner gives
     "_data": 0,
     "units": 0,
     "course": 0,
     "progress": 0,
     "i18n": 0,  # the language lessonkit speaks (gettext catalogs in lessonkit/locale)
     "plotfont": 0,  # a CJK font for matplotlib when an edition sets its language (imports matplotlib lazily)
+    "table": 0,  # a table as HTML in a notebook and aligned text elsewhere (the calculator, the exercises, lessons)
     # 1 catalogs: GPUs, models, glossary, recorded results, prices (JSON in lessonkit/data, read lazily)
     "gpus": 1,
     "models": 1,
     "hf_config": 1,  # a Hugging Face config.json read into ModelConfig's fields, for models
+    "hf_vision": 1,  # vision-language configs: the language model and the vision tower, for hf_config
+    "hf_families": 1,  # each model family's fields and transformers defaults, and vision towers, for hf_config
+    "quantization": 1,  # a config.json's quantization_config: bytes of quantized matrices as stored
+    "model_tensors": 1,  # the tensors of a model shape, one by one or grouped, for modelshape
+    "modelshape": 1,  # ModelConfig: a transformer's shape and its tensors, re-exported by models
     "glossary": 1,
     "reference": 1,
     "prices": 1,
@@ -38,7 +45,8 @@ LAYERS: dict[str, int] = {
     "estimate": 2,
     # 3 torch: devices, timing, byte counting, the reference Transformer, the toy problem, data parallelism
     "device": 3,
-    "_host": 3,  # what the OS says about this computer, for device
+    "gpu_tools": 3,  # the vendors' tools (nvidia-smi, amd-smi, rocm-smi), read for device and the doctor
+    "_host": 3,  # what the OS says about this computer, for device and gpu_tools
     "timing": 3,
     "bytecount": 3,
     "transformer": 3,

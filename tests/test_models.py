@@ -163,7 +163,7 @@ def test_llama_like_reproduces_llama_3_1_8b_and_grows_with_the_count():
         (dict(mlp="moe"), ValueError, r"mlp must be one of \['gated', 'plain'\]"),
         (dict(norm="batchnorm"), ValueError, r"norm must be one of"),
         (dict(norms_per_layer=3), ValueError, "norms_per_layer must be 2 or 4"),
-        (dict(hidden_size=0), ValueError, "hidden_size must be greater than 0"),
+        (dict(hidden_size=0), ValueError, "hidden_size must be a whole number from 1 to 131,072"),
         (dict(vocab_size=1.5), TypeError, "vocab_size must be an integer"),
     ],
 )

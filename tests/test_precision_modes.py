@@ -121,10 +121,72 @@ def test_a_precision_that_contradicts_the_modules_parameters_is_refused(precisio
 
 
 def test_the_old_precision_names_keep_their_meaning():
-    """mixed_* is mixed precision with master weights (lesson 05's 2 + 2 + 4 + 8); bf16/fp16 are pure 16-bit."""
-    assert TRAINING_RECIPES["mixed_bf16"] == {"weights": "bf16", "master": "fp32", "state": "fp32", "compute": "bf16"}
-    assert TRAINING_RECIPES["bf16"] == {"weights": "bf16", "master": None, "state": "bf16", "compute": "bf16"}
-    assert TRAINING_RECIPES["autocast_fp16"] == {"weights": "fp32", "master": None, "state": "fp32", "compute": "fp16"}
+    """mixed_* is mixed precision with master weights (2 + 2 + 4 + 8); bf16/fp16 are pure 16-bit."""
+
+    def dtypes(key: str) -> dict:
+        return {k: TRAINING_RECIPES[key][k] for k in ("weights", "master", "state", "compute")}
+
+    assert dtypes("mixed_bf16") == {"weights": "bf16", "master": "fp32", "state": "fp32", "compute": "bf16"}
+    assert dtypes("bf16") == {"weights": "bf16", "master": None, "state": "bf16", "compute": "bf16"}
+    assert dtypes("autocast_fp16") == {"weights": "fp32", "master": None, "state": "fp32", "compute": "fp16"}
+
+
+# --- the recipes frameworks run (issue 27 item 8) ----------------------------------------------------------
+
+# Bytes per parameter with AdamW, each from the recipe's source (lessonkit/estimate/recipes.py): the four
+# model states are 16 in every mixed recipe; the rest is each framework's own extra.
+RECIPE_BYTES = {
+    "amp_bf16": 16,  # fp32 weights 4 + fp32 grads 4 + moments 8; fused: no scratch (Hugging Face Trainer, torch>=2.8)
+    "autocast_bf16": 20,  # the same with torch.optim.AdamW's default foreach: + 4 scratch
+    "deepspeed_bf16": 20,  # 2 + 2 + master 4 + moments 8 + fp32 gradient partition 4 (ZeRO paper: 16 + that copy)
+    "megatron_bf16": 18,  # Megatron-LM's table: bf16 param, fp32 main grad, fp32 main param and moments
+    "megatron_fp16": 20,  # fp16 param and grad, fp32 main grad copy, main param and moments
+    "fsdp2_bf16": 20,  # fp32 sharded weights, grads, moments + foreach scratch
+    "mixed_bf16": 24,  # the course's old default: master weights with foreach, no framework's default
+    "fp32": 20,  # 4 + 4 + 8 + foreach scratch 4
+}
+
+
+@pytest.mark.parametrize("key", sorted(RECIPE_BYTES))
+def test_each_recipe_adds_up_to_its_frameworks_bytes_per_parameter(key):
+    recipe = TRAINING_RECIPES[key]
+    parts = recipe.bytes_per_parameter()
+    assert recipe.total_bytes_per_parameter() == RECIPE_BYTES[key]
+    if key != "fp32":
+        assert parts["weights"] + parts["gradients"] + parts["master_weights"] + parts["optimizer_state"] in (16, 18)
+    config = find_model("llama-3.1-8b")  # untied: the step's only temporary is the optimizer's own
+    step = estimate_training(config, precision=key, cuda_context_bytes=0).moments["optimizer step"]
+    counted = sum(step.values())
+    # the estimate's optimizer step holds exactly these bytes, plus AdamW's 4-byte step counter per tensor
+    assert counted == RECIPE_BYTES[key] * config.n_params + 4 * config.n_tensors, key
+    assert recipe.source.startswith("https://")
+
+
+def test_the_default_full_fine_tuning_recipe_is_pytorch_amp_with_fused_adamw():
+    """The default matches a framework's default: 16 bytes per parameter at the step, not 24."""
+    config = find_model("llama-3.1-8b")
+    est = estimate_training(config, cuda_context_bytes=0)
+    assert "amp_bf16" in est.label and "(fused)" in est.label
+    assert est.moments["optimizer step"]["temporaries"] == 0
+    assert est.model_states == 16 * config.n_params + 4 * config.n_tensors
+
+
+def test_pytorch_amp_with_fused_adamw_matches_a_measured_cpu_step():
+    """The default recipe run on the CPU: fp32 model under bf16 autocast, AdamW(fused=True), measured."""
+    torch.manual_seed(0)
+    model = Transformer(TINY["llama"])  # untied: the step's only temporary is the optimizer's own
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, fused=True)
+    autocast_step(model, optimizer)
+    est = estimate_training(model, optimizer="adamw", cuda_context_bytes=0)  # precision amp_bf16, fused
+    step = est.moments["optimizer step"]
+    assert step["weights"] == parameter_bytes(model) and step["gradients"] == gradient_bytes(model)
+    assert step["optimizer_state"] == sum(optimizer_state_bytes(optimizer).values())
+    ids = torch.randint(0, model.config.vocab_size, (2, 12))
+    optimizer.zero_grad(set_to_none=True)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        model(ids, ids).backward()
+    _, scratch = peak_bytes(optimizer.step, "cpu")
+    assert step["temporaries"] == scratch == 0  # fused: updated in place
 
 
 # --- fused or foreach AdamW --------------------------------------------------------------------------------

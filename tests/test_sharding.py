@@ -21,6 +21,7 @@ from lessonkit.estimate import (
     memory_budget,
     tensor_parallel_shard,
 )
+from lessonkit.estimate.recipes import STRATEGY_RECIPES, recipe_for
 from lessonkit.estimate.sharding import SPLIT_FROM_STAGE
 from lessonkit.gpus import find_gpu
 from lessonkit.models import find_model
@@ -48,9 +49,27 @@ def test_model_states_per_gpu_match_the_zero_papers_table(strategy):
 
 
 def test_fsdp_full_shard_is_zero3():
-    one = estimate_sharded("llama-3.1-8b", gpus=8, strategy="fsdp", checkpointing=True)
-    three = estimate_sharded("llama-3.1-8b", gpus=8, strategy="zero3", checkpointing=True)
+    same = {"checkpointing": True, "precision": "deepspeed_bf16"}
+    one = estimate_sharded("llama-3.1-8b", gpus=8, strategy="fsdp", **same)
+    three = estimate_sharded("llama-3.1-8b", gpus=8, strategy="zero3", **same)
     assert one.moments == three.moments and STRATEGIES["fsdp"].stage == 3
+
+
+def test_each_strategy_runs_its_frameworks_recipe():
+    """Issue 27 item 8: FSDP's mixed precision holds 16 + 4 bytes per parameter, not the old default's 24."""
+    n = find_model("llama-3.1-70b").n_params
+    fsdp = estimate_sharded("llama-3.1-70b", gpus=64, strategy="fsdp", checkpointing=True)
+    # fp32 sharded parameters, gradients and AdamW's moments (16 bytes), plus foreach's scratch (4): 20 bytes / 64
+    step = fsdp.moments["optimizer step"]
+    assert step["weights"] + step["gradients"] + step["optimizer_state"] == pytest.approx(16 * n / 64, rel=1e-6)
+    assert step["temporaries"] == pytest.approx(4 * n / 64, rel=1e-6) and "fsdp2_bf16" in fsdp.label
+    zero3 = estimate_sharded("llama-3.1-70b", gpus=64, strategy="zero3", checkpointing=True)
+    assert "deepspeed_bf16" in zero3.label and "amp_bf16" in estimate_sharded("gpt2", gpus=2, strategy="ddp").label
+    # 20 H100s before the fix; FSDP2's own recipe needs 17, as fused AdamW did before
+    assert (
+        gpus_needed("llama-3.1-70b", "H100_SXM", strategy="fsdp", mode="full", dtype="bf16", checkpointing=True).gpus
+        == 17
+    )
 
 
 # --- which parts each stage splits ----------------------------------------------------------------
@@ -59,7 +78,8 @@ def test_fsdp_full_shard_is_zero3():
 @pytest.mark.parametrize("strategy", ["ddp", "zero1", "zero2", "zero3"])
 def test_each_stage_splits_its_parts_and_keeps_the_rest(strategy):
     gpus = 8
-    whole = estimate("llama-3.1-8b", "full", "bf16", checkpointing=True)
+    recipe = recipe_for("bf16", STRATEGY_RECIPES[strategy])
+    whole = estimate("llama-3.1-8b", "full", "bf16", checkpointing=True, precision=recipe)
     per_gpu = estimate_sharded("llama-3.1-8b", gpus=gpus, strategy=strategy, checkpointing=True)
     stage = STRATEGIES[strategy].stage
     for moment, parts in whole.moments.items():
@@ -96,7 +116,7 @@ def _units(model: torch.nn.Module) -> dict[str, int]:
 def test_zero3_holds_two_gathered_units_counted_on_real_tensors():
     config = find_model("llama-3.1-8b")
     largest = max(_units(Transformer(config, dtype=torch.bfloat16, device="meta")).values())
-    whole = estimate(config, "full", "bf16", checkpointing=True)
+    whole = estimate(config, "full", "bf16", checkpointing=True, precision="deepspeed_bf16")
     per_gpu = estimate_sharded(config, gpus=8, strategy="zero3", checkpointing=True)
     start = "start of backward"
     extra = per_gpu.moments[start]["temporaries"] - whole.moments[start]["temporaries"]
@@ -174,10 +194,12 @@ def test_gpus_needed_says_when_no_count_is_enough():
 
 def test_an_estimate_can_be_sharded_as_it_is():
     whole = estimate("llama-3.1-8b", "full", "bf16", checkpointing=True)
-    for strategy in ("ddp", "zero1", "zero2"):
+    for strategy in ("ddp", "zero1", "zero2"):  # an Estimate keeps its own recipe, whatever the strategy
         assert (
             estimate_sharded(whole, gpus=4, strategy=strategy).moments
-            == estimate_sharded("llama-3.1-8b", gpus=4, strategy=strategy, checkpointing=True).moments
+            == estimate_sharded(
+                "llama-3.1-8b", gpus=4, strategy=strategy, checkpointing=True, precision="amp_bf16"
+            ).moments
         )
     zero3 = estimate_sharded(whole, gpus=4, strategy="zero3")
     assert any("not counted" in note for note in zero3.notes)
@@ -232,7 +254,7 @@ def test_a_fit_names_the_figure_it_used():
 
 def test_a_size_without_a_unit_is_refused_but_a_gpu_name_or_a_number_is_not():
     est = estimate("gpt2")
-    for text in ("4090", " 24 ", "1.5e10", "15,360"):
+    for text in ("4090", " 24 ", "1.5e10", "15,360,000"):
         with pytest.raises(ValueError, match="a size needs a unit such as '24GB'"):
             fits(est, text)
     assert fits(est, "RTX 4090").gpu == find_gpu("RTX_4090").name

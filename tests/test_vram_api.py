@@ -109,7 +109,8 @@ def test_lora_needs_far_less_than_full_fine_tuning():
 def test_estimate_dispatches_by_mode():
     assert estimate("gpt2", "inference").moments == estimate_inference("gpt2", dtype="fp16").moments
     assert estimate("gpt2", "lora", "bf16").moments == estimate_lora("gpt2", base_dtype="bf16").moments
-    assert estimate("gpt2", "full", "bf16").moments == estimate_training("gpt2", precision="mixed_bf16").moments
+    assert estimate("gpt2", "full", "bf16").moments == estimate_training("gpt2", precision="amp_bf16").moments
+    assert estimate("gpt2", "full", "bf16").moments == estimate_training("gpt2").moments  # the default recipe
     assert estimate("gpt2", "full", "fp32").moments == estimate_training("gpt2", precision="fp32").moments
 
 
@@ -170,7 +171,7 @@ def test_module_without_a_known_shape_counts_weights_and_says_so():
     [
         (lambda: estimate_inference("gpt2", dtype="float16"), ValueError, r"dtype must be one of \['fp16', 'bf16'"),
         (lambda: estimate_inference("gpt2", kv_dtype="int2"), ValueError, "kv_dtype must be one of"),
-        (lambda: estimate_inference("gpt2", seq_len=0), ValueError, "seq_len must be greater than 0"),
+        (lambda: estimate_inference("gpt2", seq_len=0), ValueError, "seq_len must be a whole number from 1 to"),
         (lambda: estimate_inference("gpt2", batch=1.5), TypeError, "batch must be an integer"),
         (lambda: estimate_inference("gpt-5"), ValueError, "not in the model catalog"),
         (lambda: estimate_inference(-3), ValueError, "model must be greater than 0"),
@@ -179,7 +180,7 @@ def test_module_without_a_known_shape_counts_weights_and_says_so():
         (lambda: estimate_training("gpt2", optimizer="lion"), ValueError, "optimizer must be one of"),
         (lambda: estimate_training("gpt2", cuda_context_bytes=-1), ValueError, "cuda_context_bytes must be 0 or more"),
         (lambda: estimate_lora("gpt2", base_dtype="fp32"), ValueError, "base_dtype must be one of"),
-        (lambda: estimate_lora("gpt2", rank=0), ValueError, "rank must be greater than 0"),
+        (lambda: estimate_lora("gpt2", rank=0), ValueError, "rank must be a whole number from 1 to 65,536"),
         (lambda: estimate_lora("gpt2", targets=("q", "w")), ValueError, "targets must be a non-empty list"),
         (lambda: estimate_lora("gpt2", targets="q"), ValueError, "targets must be a non-empty list"),
         (lambda: estimate("gpt2", mode="train"), ValueError, r"mode must be one of \['inference', 'lora', 'full'\]"),
@@ -255,6 +256,14 @@ def test_lora_targets_and_mode_dtypes_are_defined_once():
         "mixed_fp16",
         "autocast_bf16",
         "autocast_fp16",
+        "amp_bf16",
+        "amp_fp16",
+        "deepspeed_bf16",
+        "deepspeed_fp16",
+        "megatron_bf16",
+        "megatron_fp16",
+        "fsdp2_bf16",
+        "fsdp2_fp16",
     }
     assert not hasattr(estimate_pkg, "PRECISIONS")  # gpus.PRECISIONS is a tuple of peak keys, another thing
 
@@ -295,7 +304,7 @@ def test_largest_model_that_fits_checks_its_options_once(monkeypatch):
         seen.append(name)
         return real(name, value, **kw)
 
-    for module in [m for name, m in sys.modules.items() if name.startswith("lessonkit.estimate")]:
+    for module in [m for name, m in sys.modules.items() if name.startswith(("lessonkit.estimate", "lessonkit.limits"))]:
         if getattr(module, "check_number", None) is real:
             monkeypatch.setattr(module, "check_number", counting)
     assert largest_model_that_fits("T4", mode="lora", dtype="int4", seq_len=512) > 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import html
 import json
 from pathlib import Path
 
@@ -325,7 +326,7 @@ def test_models_that_fit_checks_its_arguments():
         models_that_fit(free_bytes="1GB", device="cpu")
     with pytest.raises(ValueError, match="dtype must be one of"):
         models_that_fit("full", "int4", free_bytes="80GB")
-    with pytest.raises(ValueError, match="seq_len must be greater than 0"):
+    with pytest.raises(ValueError, match="seq_len must be a whole number from 1 to"):
         models_that_fit(seq_len=0, free_bytes="80GB")
     with pytest.raises(ValueError, match="models: name 'gpt-5'"):
         models_that_fit(models=["gpt-5"], free_bytes="80GB")
@@ -440,3 +441,36 @@ def test_the_widget_takes_a_pasted_config_json():
     calc.pasted.value = json.dumps(mixtral())
     calc.pasted.value = ""  # emptied: back to the list's model
     assert calc.values["model"] == "gpt2"
+
+
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("[" * 100_000, "nests lists or objects too deeply"),  # json's RecursionError, caught as a sentence
+        ('{"model_type": "llama", "vocab_size": ' + "9" * 4301 + "}", "more than 40 digits"),
+        (
+            json.dumps(
+                {
+                    "model_type": "llama",
+                    "vocab_size": 32000,
+                    "hidden_size": 4096,
+                    "num_hidden_layers": 10**9,
+                    "num_attention_heads": 32,
+                    "intermediate_size": 11008,
+                }
+            ),
+            "num_hidden_layers' must be a whole number from 1 to 1,024",
+        ),
+    ],
+)
+def test_the_config_box_refuses_a_hostile_paste_without_hanging(text, words):
+    """Issue 25: the paste box of lesson 05 (Calculator.set) refuses, and says why, within a second or so."""
+    import time
+
+    calc = Calculator(model="gpt2", mode="inference", gpu="T4")
+    calc.widget()
+    start = time.process_time()
+    calc.pasted.value = text
+    assert time.process_time() - start < 10  # generous: it used to hang
+    assert "config.json not used" in calc.pasted_status.value and words in html.unescape(calc.pasted_status.value)
+    assert calc.values["model"] == "gpt2"  # a refused value changes nothing

@@ -45,6 +45,8 @@ COLAB_PLACEHOLDER = "COLAB_URL"
 MINUTES_PLACEHOLDER = "MINUTES"
 _MINUTES = re.compile(r"(?<=· about )\d+(?= minutes ·)")  # the title line's, not any other "about N minutes"
 _COLAB_URL = re.compile(r"https://colab\.research\.google\.com/github/[^)\s]+?\.ipynb")
+WIDGET_STATE = "widgets"  # notebook metadata: the state of the ipywidgets that the stored outputs show
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"  # an output that shows a widget
 _SETUP_MARK = "lessonkit.__version__"  # the setup cell: written by course.setup_cell, never translated by hand
 FUZZY = "fuzzy"
 
@@ -262,11 +264,11 @@ def build(edition: str, lesson: Path, root: Path = ROOT) -> nbformat.NotebookNod
     po = polib.pofile(str(catalog_path(edition, lesson, root)), wrapwidth=0)
     entries = {e.msgctxt: e for e in po if not e.obsolete}
     old_path = edition_path(edition, lesson, root)
-    old_cells = {}
-    if old_path.exists():
-        old_cells = {c["id"]: c for c in nbformat.read(old_path, as_version=4).cells}
+    old_nb = nbformat.read(old_path, as_version=4) if old_path.exists() else None
+    old_cells = {c["id"]: c for c in old_nb.cells} if old_nb is not None else {}
     nb = copy.deepcopy(english)
     nb.metadata["language"] = edition
+    nb.metadata.pop(WIDGET_STATE, None)  # the English widgets' state, in English: never the edition's (below)
     colab = course.colab_url(f"{edition}/{lesson.name}")
     for cell in nb.cells:
         if is_setup(cell):
@@ -284,10 +286,21 @@ def build(edition: str, lesson: Path, root: Path = ROOT) -> nbformat.NotebookNod
                 cell["source"] = relink(cell["source"], edition)
         old = old_cells.get(cell["id"])
         if cell["cell_type"] == "code":
-            same = old is not None and old["source"] == cell["source"]
+            # The setup cell keeps its outputs when course.setup_cell changes what it does in Colab: here it only
+            # sets the language (as make badges keeps the English lessons' setup outputs); nbval checks them.
+            same = old is not None and (old["source"] == cell["source"] or (is_setup(cell) and is_setup(old)))
             cell["outputs"] = copy.deepcopy(old["outputs"]) if same else []
             cell["execution_count"] = old.get("execution_count") if same else None
+    # The stored state of the widgets that outputs show (their labels, recorded in the edition's language) goes
+    # with those outputs: kept while an output that shows a widget is kept, dropped with the last of them.
+    # Copying the English lesson's state instead turned lesson 05's Chinese controls English on `make badges`.
+    if old_nb is not None and WIDGET_STATE in old_nb.metadata and any(_shows_widget(c) for c in nb.cells):
+        nb.metadata[WIDGET_STATE] = copy.deepcopy(old_nb.metadata[WIDGET_STATE])
     return nb
+
+
+def _shows_widget(cell: dict) -> bool:
+    return any(WIDGET_VIEW in output.get("data", {}) for output in cell.get("outputs", []))
 
 
 def relink(markdown: str, edition: str) -> str:
@@ -454,6 +467,63 @@ OTHER_REGION: dict[str, dict[str, str]] = {
 }
 
 
+# Issue 28's review of both editions, a Taiwan editor's and a mainland editor's: more words of the other region,
+# checked with the context patterns and the rows and columns below (tests/test_i18n_regional.py).
+REVIEWED_REGION: dict[str, dict[str, str]] = {
+    "zh-Hant": {
+        "歸一化": "標準化 (z-scoring) or 正規化",
+        "學習率調度": "學習率排程",
+        "調度器": "排程器",
+        "流水線平行": "管線平行",
+        "流水線並行": "管線平行",
+        "工具包": "工具套件",
+        "利用率": "使用率",
+        "最好水平": "最佳水準",
+        "方差": "變異數",
+        "語義": "語意",
+        "前綴": "字首",
+        "分配器": "配置器",
+        "地址": "位址",
+        "保存": "儲存",
+        "橙色": "橘色",
+        "搭建": "建置 or 架設",
+        "報錯": "出現錯誤 or 回報錯誤",
+        "賦值": "指定",
+        "計算機": "計算器 (the calculator)",
+        "質量": "品質",
+        "模塊": "模組",
+        "代碼": "程式碼",
+        "源代碼": "原始碼",
+        "文件夾": "資料夾",
+        "默認值": "預設值",
+        "卸載": "解除安裝",
+    },
+    "zh-Hans": {
+        "变异数": "方差",
+        "排程": "调度",
+        "管线并行": "流水线并行",
+        "工具套件": "工具包",
+        "最佳水准": "最好水平",
+        "语意": "语义",
+        "字首": "前缀",
+        "配置器": "分配器",
+        "位址": "地址",
+        "橘色": "橙色",
+        "建置": "搭建 or 构建",
+        "最佳化": "优化",
+        "模组": "模块",
+        "程式码": "代码",
+        "专案": "项目",
+        "资料夹": "文件夹",
+        "登入": "登录",
+        "萤幕": "屏幕",
+        "列印": "打印",
+        "储存格": "单元格",
+        "笔电": "笔记本电脑",
+    },
+}
+
+
 def regional_problems(edition: str, text: str) -> list[str]:
     """The other region's words in `text`, each with the edition's own: '引數 (write 參數)'."""
     return [f"{word} (write {ours})" for word, ours in OTHER_REGION[edition].items() if word in text]
@@ -469,6 +539,320 @@ def usage_problems(edition: str, lesson: Path, root: Path = ROOT) -> list[Proble
         for e in polib.pofile(str(path), wrapwidth=0)
         if not e.obsolete and (found := regional_problems(edition, e.msgstr))
     ]
+
+
+# --- what a reader of an edition reads in the stored outputs -----------------------------------------------
+
+
+_CODE_ELEMENT = re.compile(r"<(code|pre|kbd|samp)\b[^>]*>.*?</\1>", re.DOTALL)
+_BLOCK_TAG = re.compile(r"</?(?:td|th|tr|p|br|li|div|table|ul|ol|h\d|pre)\b[^>]*>")
+_ENGLISH_ELEMENT = re.compile(r"<(td|th|span|div|p)\b[^>]*\blang=['\"]en['\"][^>]*>.*?</\1>", re.DOTALL)
+
+
+def output_texts(nb: nbformat.NotebookNode) -> list[tuple[int, str, str]]:
+    """(cell number, cell id, text) for what a reader reads in each code cell's stored outputs.
+
+    Printed text, and a result's HTML as the browser shows it (tags dropped; code, and what is marked lang="en"
+    on purpose, such as a glossary's English column, left out) or else its plain text. A figure's or a widget's
+    plain-text stand-in ("<Figure size 640x480 with 1 Axes>", "VBox(children=...)") is read by no one.
+    """
+    import html as html_module
+
+    found = []
+    for number, cell in enumerate(nb.cells, 1):
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "stream":
+                text = output.get("text", "")
+            elif "data" in output:
+                data = output["data"]
+                if {"image/png", "image/svg+xml", "application/vnd.jupyter.widget-view+json"} & set(data):
+                    continue
+                if "text/html" in data:
+                    # code and what is marked English become a mark that is neither a word nor a space
+                    shown = _ENGLISH_ELEMENT.sub("\x00", _CODE_ELEMENT.sub("\x00", data["text/html"]))
+                    shown = _BLOCK_TAG.sub("\n", shown)  # a table's cells and a box's lines end a line
+                    text = html_module.unescape(re.sub(r"<[^>]+>", "", shown))
+                else:
+                    text = data.get("text/plain", "")
+            else:
+                continue
+            if text.strip():
+                found.append((number, cell.get("id", "-"), text))
+    return found
+
+
+# Latin-letter words an edition's reader may meet in an output, each kind for a reason; the names in lessonkit's
+# own catalogs (GPUs, models, cloud providers) and the glossary's own Chinese terms are added by allowed_latin().
+ALLOWED_LATIN: dict[str, tuple[str, ...]] = {
+    # units the lessons write in every language (README: MiB, GiB, GB), and time units
+    "units": ("B", "KiB", "MiB", "GiB", "TiB", "KB", "MB", "GB", "TB", "GB/s", "TB/s", "ms", "ns", "W"),
+    # throughput units and counts written as in the datasheets
+    "rates": ("FLOP", "FLOPs", "GFLOP", "TFLOP/s", "GFLOP/s", "TOPS", "tokens/s"),
+    # terms both editions keep in Latin letters, as the glossary does LoRA (zh-Hans: notebook, as 笔记本 is a laptop)
+    "terms": ("token", "notebook", "IQR", "Transformer", "ECC", "URL"),
+    # PyTorch's classes and operations a lesson names as its code does: optimizers, layers, DDP, matmul
+    "classes": ("SGD", "Adam", "AdamW", "RMSprop", "ReLU", "GELU", "DDP", "matmul"),
+    # symbols of mathematics
+    "symbols": ("ln", "log", "exp"),
+    # the dtypes as PyTorch names them: code a learner types
+    "dtypes": ("fp32", "fp16", "bf16", "fp8", "tf32", "float32", "bfloat16", "int64"),
+    # Python's values and the names of the tools a learner runs (pip, nvidia-smi, lessonkit doctor)
+    "code": (
+        "True", "False", "None", "torch", "cuda", "mps", "cpu", "pip", "nvidia-smi", "lessonkit", "doctor", "PATH",
+        "GPU-Util", "Memory-Usage",  # nvidia-smi's columns, which a learner finds in its output by these names
+    ),
+    # products, companies and systems, written in Latin letters in Chinese too
+    "names": (
+        "NVIDIA", "PyTorch", "CUDA", "Python", "Jupyter", "Colab", "Google", "Apple", "Mac", "macOS", "Linux",
+        "Windows", "Debian", "Ubuntu", "Intel", "AMD", "EPYC", "GPU", "CPU", "RAM", "PCIe", "SXM", "AMX", "GitHub",
+        "GPT", "Triton",
+    ),
+}  # fmt: skip
+
+
+def allowed_latin(edition: str, root: Path = ROOT) -> frozenset[str]:
+    """Every Latin word `edition` may show in an output, lower-cased: ALLOWED_LATIN, lessonkit's catalogs' names
+    (GPUs, their architectures and memory types, models, cloud providers) and the words the glossary itself keeps
+    in Latin letters in the edition's terms (glossary_form: "Tensor 核心", "LoRA")."""
+    import json
+
+    data = root / "lessonkit" / "data"
+    gpus = json.loads((data / "gpus.json").read_text("utf-8"))["gpus"]
+    models = json.loads((data / "models.json").read_text("utf-8"))["models"]
+    prices = json.loads((data / "prices.json").read_text("utf-8"))["listings"]
+    terms = json.loads((data / "glossary.json").read_text("utf-8"))["terms"]
+    names = [
+        *(n for g in gpus for n in (g["key"], g["name"], g.get("architecture") or "", g.get("memory_type") or "")),
+        *(n for g in gpus for n in g.get("torch_names", [])),
+        *(m["name"] for m in models),
+        *(p["provider"] for p in prices),
+        *(glossary_form(t, edition) for t in terms),
+    ]
+    words = {w for kind in ALLOWED_LATIN.values() for w in kind}
+    words |= {w for name in names for w in _LATIN_WORD.findall(name)}
+    return frozenset(w.lower() for w in words)
+
+
+# Code, addresses and file names are not words to translate: taken out before the words are read.
+_NOT_WORDS = re.compile(
+    r"`[^`\n]*`"  # a code span
+    r"|https?://\S+|www\.\S+"  # an address
+    r"|\S+\.(?:ipynb|json|py|md|txt|pdf|csv|html|mo|po)\b"  # a file name
+    r"|\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?"  # torch.cuda.is_available(), lessonkit.doctor
+    r"|\b[A-Za-z_]+[0-9]*_\w*"  # snake_case names: world_size, A100_40GB
+    r"|\b\w+\(\)"  # a call: synchronize()
+    r"|--?[a-z][\w-]*"  # a command's option: --quick
+    r"|(?<![\w/])/[\w.-]+(?:/[\w.-]+)+"  # a path: /proc/cpuinfo
+    r"|'[^'\n]*'"  # a quoted value in a repr: 'zh-Hans', 'cuda'
+    r"|\b\w+="  # a keyword argument or a field of a repr: monotonic=False
+    # a gloss: the English term in brackets right after the Chinese one, for whoever wants it
+    r"|(?<=[\u3400-\u9fff])\s?[（(][A-Za-z][^（）()\u3400-\u9fff]*[）)]"
+)
+_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-/][A-Za-z0-9]+)*")
+
+
+def latin_words(text: str, allowed: frozenset[str]) -> list[str]:
+    """The Latin-letter words of `text` a reader must read and `allowed` does not hold, in order, each once.
+
+    A word of one letter (n, x, a unit's B) or with a digit in it (T4, int8, 7B, Qwen2) is a symbol or a product
+    code, not a word; code, addresses and file names are not words either (_NOT_WORDS).
+    """
+    found: list[str] = []
+    for word in _LATIN_WORD.findall(_NOT_WORDS.sub(" ", text)):
+        if len(word) < 2 or any(c.isdigit() for c in word) or word.lower() in allowed:
+            continue
+        if len(parts := re.split(r"[-/]", word)) > 1 and all(part.lower() in allowed for part in parts):
+            continue  # CUDA/torch, Phi-3-mini
+        if word not in found:
+            found.append(word)
+    return found
+
+
+# Outputs that show another program's own words, or code, exactly as the learner's machine shows them: the lesson
+# quotes them so that the learner recognises them. Cell id -> what it shows (the same id in both editions).
+VERBATIM_OUTPUTS: dict[str, str] = {
+    "21be8f30": "nvidia-smi's own report (lesson 01), as a learner's nvidia-smi prints it",
+    "ac09e0d4": "nvidia-smi's own report (lesson 04's exercise reads it)",
+    "a0fdfa7b": "nvidia-smi's own error message for a broken driver (lesson 01), to be recognised when it appears",
+    "6cd47aef": "the nvidia-smi command line lessonkit runs (lesson 01), to copy",
+    "d6dc86b0": "the install and doctor command lines (lesson 01), to copy",
+    "26e45f7e": "the Python source of the DDP worker (lesson 10), printed with inspect.getsource",
+}
+
+
+def latin_problems(
+    edition: str, lesson: Path, root: Path = ROOT, allowed: frozenset[str] | None = None
+) -> list[Problem]:
+    """The cells of a lesson's edition whose stored outputs show Latin words outside allowed_latin()."""
+    built = edition_path(edition, lesson, root)
+    if not built.exists():
+        return [Problem(edition, lesson.stem, "-", f"{built.name} is missing")]
+    allowed = allowed_latin(edition, root) if allowed is None else allowed
+    by_cell: dict[tuple[int, str], list[str]] = {}
+    for number, cell_id, text in output_texts(nbformat.read(built, as_version=4)):
+        if cell_id in VERBATIM_OUTPUTS:
+            continue
+        words = by_cell.setdefault((number, cell_id), [])
+        words += [w for w in latin_words(text, allowed) if w not in words]
+    return [
+        Problem(edition, lesson.stem, f"{number} (id {cell_id})", "English in the output: " + ", ".join(words))
+        for (number, cell_id), words in by_cell.items()
+        if words
+    ]
+
+
+# Words whose meaning depends on the region, found by their context rather than alone (issue 28): the measure
+# word for a GPU card, 里 where Taiwan writes 裡, 生成 for "produce" (生成式 AI is Taiwan's word too).
+REGIONAL_PATTERNS: dict[str, list[tuple[re.Pattern[str], str]]] = {
+    "zh-Hant": [
+        (re.compile(r"(?:[一兩二三四五六七八九十幾多每單整某這那哪另]|\d)\s*塊\s*(?:GPU|顯示卡|卡|[A-Z]+\d|NVIDIA|RTX)"),
+            "a GPU card is counted with 張 in Taiwan (一張 T4)"),
+        (re.compile(r"塊\s*(?:GPU|顯示卡)"), "a GPU card is counted with 張 in Taiwan"),
+        (re.compile(r"[這那哪心]里|里[面頭]"), "裡 (inside) is 裡 in Taiwan; 里 is a mile or a village"),
+        (re.compile(r"生成(?!式)"), "產生 (生成 is the mainland's; 生成式 AI stays)"),
+        (re.compile(r"\d\s*十億|×\s*10[⁰¹²³⁴⁵⁶⁷⁸⁹]+\s*個"), "a large count in 億 or 萬 (129 億個參數)"),
+    ],
+    "zh-Hans": [
+        (re.compile(r"(?:[一两二三四五六七八九十几多每单整某这那哪另]|\d)\s*张\s*(?:GPU|显卡|[A-Z]+\d|NVIDIA|RTX)"),
+            "a GPU card is counted with 块 on the mainland (一块 T4)"),
+        (re.compile(r"(?<!Jupyter )笔记本(?!电脑)"), "笔记本 reads as a laptop (笔记本电脑): write notebook"),
+        (re.compile(r"\d\s*十亿|×\s*10[⁰¹²³⁴⁵⁶⁷⁸⁹]+\s*个"), "a large count in 亿 or 万 (75 亿个参数)"),
+    ],
+}  # fmt: skip
+
+# Rows and columns: Taiwan writes 列 for a row and 行 or 欄 for a column, the mainland 行 for a row and 列 for a
+# column. A translation that names them in the other region's sense reverses them for its reader. The English
+# says which it means: each "row"/"column" of the English, in order, must come out as the edition's word.
+_ENGLISH_ROW_COLUMN = re.compile(r"\b(rows?|columns?)\b", re.IGNORECASE)
+_CHINESE_ROW_COLUMN = {
+    # 行 and 列 alone, not inside another word (執行, 平行, 行程, 列出, 佇列, 命令列, 序列, 不行 ...)
+    "zh-Hant": re.compile(
+        r"(?<![執平進運發流銀自先並同可不命佇序陣串排系隊下旅盛試])([行列欄])(?![程為動得不出印表舉車星李])"
+    ),
+    "zh-Hans": re.compile(
+        r"(?<![执平进运发流银自先并同可不命伫序阵串排系队下旅盛试])([行列栏])(?![程为动得不出印表举车星李])"
+    ),
+}
+_ROW_WORD = {"zh-Hant": "列", "zh-Hans": "行"}
+
+
+def rows_and_columns(edition: str, english: str, translated: str) -> str | None:
+    """How `translated` names the rows and columns `english` speaks of in the other region's sense, or None.
+
+    Only where the English names rows or columns and not lines (a line of text or code is 行 everywhere): its
+    "row"/"column" words, in order, against the translation's 行/列/欄 in order. They must agree in the edition's
+    sense; the same sequence read in the other region's sense (行 for a row in zh-Hant) is reported.
+    """
+    if re.search(r"\blines?\b", english, re.IGNORECASE):
+        return None
+    wanted = ["row" if w.lower().startswith("row") else "column" for w in _ENGLISH_ROW_COLUMN.findall(english)]
+    if not wanted:
+        return None
+    found = _CHINESE_ROW_COLUMN[edition].findall(translated)
+    ours = ["row" if c == _ROW_WORD[edition] else "column" for c in found]
+    theirs = ["column" if c == _ROW_WORD[edition] else "row" for c in found if c not in "欄栏"]
+    if len(theirs) < len(found) or not ours or ours == wanted:
+        return None  # no 行 or 列, or 欄 (a column in either region), or the edition's own sense
+    # the same words in the same order, or (a count the English leaves out: "a third") the same kinds of them
+    if theirs == wanted or (set(theirs) == set(wanted) and set(ours) != set(wanted)):
+        row, column = ("列", "行 or 欄") if edition == "zh-Hant" else ("行", "列")
+        written = "".join(found)
+        return (
+            f"the English's {', '.join(wanted)} are written {written}: in {edition} a row is {row}, a column {column}"
+        )
+    return None
+
+
+def regional_pattern_problems(edition: str, text: str) -> list[str]:
+    """The other region's usages found by context in `text` (REGIONAL_PATTERNS), each with what to write instead."""
+    return [f"{m.group(0)!r}: {why}" for pattern, why in REGIONAL_PATTERNS[edition] for m in pattern.finditer(text)]
+
+
+# Chinese typography (issue 28): full-width punctuation takes no space after it or before it, a colon after Chinese
+# is full-width, a heading's step is "第 1 步：" or "——" (not an English dash), and zh-Hans marks a title with 《》.
+_FULL_WIDTH = "，。；：！？、（）「」『』《》【】“”‘’"
+_NO_SPACE_AFTER = re.compile(f"[{_FULL_WIDTH}] (?=[^\\s|])")
+_NO_SPACE_BEFORE = re.compile("(?<=[^\\s|]) [，。；：！？、）」』》】]")
+_ASCII_COLON = re.compile(r"[\u3400-\u9fff）」》]:(?=[\s\d\u3400-\u9fff]|$)", re.MULTILINE)
+_ENGLISH_DASH = re.compile(r"(?<!—)—(?!—)(?=.*[\u3400-\u9fff])|(?<=[\u3400-\u9fff])\s?—(?!—)")
+TYPOGRAPHY: dict[str, list[tuple[re.Pattern[str], str]]] = {
+    "both": [
+        (_NO_SPACE_AFTER, "a space after a full-width mark"),
+        (_NO_SPACE_BEFORE, "a space before a full-width mark"),
+        (_ASCII_COLON, "an ASCII colon after Chinese (write ：)"),
+        (_ENGLISH_DASH, "a single English dash in Chinese (write ： or ——)"),
+    ],
+    "zh-Hans": [(re.compile(r"[「」『』]"), "「」 are Taiwan's quotes: zh-Hans writes “” and 《》 for a title")],
+    "zh-Hant": [],
+}
+# code, an address with the space that ends it, an HTML tag, a formula
+_TYPO_IGNORED = re.compile(r"```.*?```|`[^`\n]*`|https?://\S+ ?|<[^>\n]+>|\$[^$\n]+\$", re.DOTALL)
+
+
+def typography_problems(edition: str, text: str) -> list[str]:
+    """Chinese typography slips in `text` (TYPOGRAPHY), code spans, addresses, HTML tags and formulas left out."""
+    shown = _TYPO_IGNORED.sub(lambda m: "\x00" * len(m.group(0)), text)
+    found = []
+    for pattern, what in TYPOGRAPHY["both"] + TYPOGRAPHY[edition]:
+        for m in pattern.finditer(shown):
+            if not re.search(
+                r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]", shown[max(m.start() - 12, 0) : m.end() + 12]
+            ):
+                continue  # English text around it: English punctuation rules
+            found.append(f"{what}: {text[max(m.start() - 8, 0) : m.end() + 8]!r}")
+    return found
+
+
+def review_problems(edition: str, english: str, translated: str) -> list[str]:
+    """What issue 28's regional review finds in one translation: REVIEWED_REGION's words, REGIONAL_PATTERNS, and
+    rows and columns named in the other region's sense (rows_and_columns, against the English)."""
+    found = [f"{word} (write {ours})" for word, ours in REVIEWED_REGION[edition].items() if word in translated]
+    found += regional_pattern_problems(edition, translated)
+    if why := rows_and_columns(edition, english, translated):
+        found.append(why)
+    return found
+
+
+def region_review(edition: str, lesson: Path, root: Path = ROOT) -> list[Problem]:
+    """The entries of a lesson's catalog that issue 28's regional review flags (review_problems)."""
+    path = catalog_path(edition, lesson, root)
+    if not path.exists():
+        return []
+    return [
+        Problem(edition, lesson.stem, e.msgctxt, "; ".join(found))
+        for e in polib.pofile(str(path), wrapwidth=0)
+        if not e.obsolete and e.msgstr and (found := review_problems(edition, e.msgid, e.msgstr))
+    ]
+
+
+def typography_review(edition: str, lesson: Path, root: Path = ROOT) -> list[Problem]:
+    """Typography slips (typography_problems) in a built lesson's markdown and its stored outputs, by cell."""
+    built = edition_path(edition, lesson, root)
+    if not built.exists():
+        return [Problem(edition, lesson.stem, "-", f"{built.name} is missing")]
+    nb = nbformat.read(built, as_version=4)
+    texts = [(n, c.get("id", "-"), c.source) for n, c in enumerate(nb.cells, 1) if c.cell_type == "markdown"]
+    texts += output_texts(nb)
+    by_cell: dict[tuple[int, str], list[str]] = {}
+    for number, cell_id, text in texts:
+        if cell_id in VERBATIM_OUTPUTS:
+            continue
+        if found := typography_problems(edition, text):
+            by_cell.setdefault((number, cell_id), []).extend(found)
+    return [Problem(edition, lesson.stem, f"{n} (id {i})", "; ".join(f)) for (n, i), f in sorted(by_cell.items())]
+
+
+def lessonkit_catalog_problems(edition: str, root: Path = ROOT) -> list[str]:
+    """lessonkit's own translations (lessonkit/locale/<edition>/*.po) with a regional or a typography slip."""
+    found = []
+    for path in sorted((root / "lessonkit" / "locale" / edition).glob("*.po")):
+        for entry in polib.pofile(str(path)):
+            if entry.obsolete or not entry.msgstr:
+                continue
+            problems = review_problems(edition, entry.msgid, entry.msgstr) + typography_problems(edition, entry.msgstr)
+            if problems:
+                found.append(f"{path.name}: {entry.msgid[:50]!r}: {'; '.join(problems)}")
+    return found
 
 
 def compile_locale(edition: str, root: Path = ROOT) -> bytes:
@@ -496,7 +880,7 @@ _MARKERS = {"_": 0, "gettext": 0, "lazy": 0, "N_": 0, "Lazy": 0, "pgettext": 1}
 
 
 def code_messages(root: Path = ROOT) -> dict[tuple[str | None, str], str]:
-    """Every English text lessonkit marks for translation (_(), gettext, lazy, N_, pgettext) -> where it is."""
+    """Every English text lessonkit marks for translation (_(), gettext, lazy, N_, pgettext, Labels) -> where it is."""
     import ast
 
     found: dict[tuple[str | None, str], str] = {}
@@ -506,6 +890,12 @@ def code_messages(root: Path = ROOT) -> dict[tuple[str | None, str], str]:
             if not isinstance(node, ast.Call):
                 continue
             name = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", None)
+            if name == "Labels" and len(node.args) == 2 and isinstance(node.args[1], ast.Dict):
+                context = node.args[0].value if isinstance(node.args[0], ast.Constant) else None
+                for value in node.args[1].values:  # Labels("context", {"key": "English label", ...})
+                    if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                        found.setdefault((context, value.value), f"{path.relative_to(root)}:{node.lineno}")
+                continue
             if name not in _MARKERS or len(node.args) <= _MARKERS[name]:
                 continue
             arg = node.args[_MARKERS[name]]

@@ -15,16 +15,18 @@ import functools
 import re
 import sys
 from pathlib import Path
-
-import nbformat
+from typing import TYPE_CHECKING
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from reading_time import estimates, rounded_minutes  # noqa: E402
-
-import i18n  # noqa: E402  (tools/i18n.py: the Chinese editions)
 from lessonkit import course  # noqa: E402
+
+if TYPE_CHECKING:
+    import nbformat
+
+# nbformat, tools/i18n.py and tools/reading_time.py are imported where they are used: they take seconds to load
+# (nbformat's schema checks), and `make badges REPO=... REF=...` refuses a bad value before any of that.
 
 BADGE_LINE = re.compile(r"^\[!\[Open In Colab\]\(.*$", re.MULTILINE)
 SETUP_MARK = 'if "google.colab" in sys.modules:'
@@ -55,10 +57,14 @@ MINUTES = re.compile(r"about \d+ minutes")
 @functools.cache
 def lesson_minutes() -> dict[str, int]:
     """Each lesson's time as tools/reading_time.py estimates it, rounded up to 5 minutes, by file name."""
+    from reading_time import estimates, rounded_minutes
+
     return {row.name: rounded_minutes(row) for row in estimates()}
 
 
 def sync_notebook(path: Path) -> bool:
+    import nbformat
+
     nb = nbformat.read(path, as_version=4)
     before = nbformat.writes(nb)
     first = nb.cells[0]
@@ -84,6 +90,8 @@ TEMPLATE = ROOT / "templates" / "lesson_template.ipynb"
 
 def sync_template() -> bool:
     """The lesson template's setup cell, so a new lesson starts from the current one (its badge is a placeholder)."""
+    import nbformat
+
     nb = nbformat.read(TEMPLATE, as_version=4)
     setup = next(c for c in nb.cells if c.cell_type == "code")
     if setup.source == course.setup_cell():
@@ -104,6 +112,8 @@ TABLE_WORDS = {
 def lesson_table(edition: str = "en") -> str:
     """Two tables, the core path then the optional deep dives, in reading order (lessonkit/course.py), each lesson
     with its time from tools/reading_time.py rounded up to 5 minutes; an edition's lessons in its own README."""
+    import nbformat
+
     by_number = {path.name[:2]: path for path in lesson_paths()}
     listed = set(course.CORE_PATH + course.DEEP_DIVES)
     if set(by_number) != listed:
@@ -169,6 +179,8 @@ def main() -> int:
         print(f"{path.name}: {'updated' if sync_notebook(path) else 'already in sync'}")
     print(f"{TEMPLATE.name}: {'updated' if sync_template() else 'already in sync'}")
     # The Chinese editions are built from the English lessons, so their badges and minutes follow them.
+    import i18n  # tools/i18n.py: the Chinese editions
+
     for edition in i18n.EDITIONS:
         for path in lesson_paths():
             i18n.write_notebook(i18n.build(edition, path), i18n.edition_path(edition, path))

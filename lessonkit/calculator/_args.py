@@ -6,6 +6,7 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from lessonkit._checks import shown
 from lessonkit.calculator.budget import THIS_MACHINE, MachineBudget, this_machine
 from lessonkit.estimate import resolve_model
 from lessonkit.gpus import GpuSpec, find_gpu
@@ -18,7 +19,7 @@ def items(name: str, values: Any, example: str) -> list[Any]:
     if values is None:
         return []
     if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
-        raise TypeError(f"{name} must be a list such as {example}, got {type(values).__name__} {values!r}")
+        raise TypeError(f"{name} must be a list such as {example}, got {type(values).__name__} {shown(values)}")
     return list(values)
 
 
@@ -27,7 +28,7 @@ def entry(name: str, value: Any, kind: type, find: Any) -> Any:
     if isinstance(value, kind):
         return value
     if not isinstance(value, str):
-        raise TypeError(f"{name} must hold {kind.__name__}s or their names, got {type(value).__name__} {value!r}")
+        raise TypeError(f"{name} must hold {kind.__name__}s or their names, got {type(value).__name__} {shown(value)}")
     try:
         return find(value)
     except ValueError as exc:
@@ -45,12 +46,13 @@ def model_entry(name: str, value: Any) -> ModelConfig:
     if not isinstance(value, (str, Mapping, os.PathLike)):
         raise TypeError(
             f"{name}: a model must be a catalog name such as 'gpt2', a ModelConfig or a config.json (a dict or "
-            f"a path), got {type(value).__name__} {str(value)[:80]}"
+            f"a path), got {type(value).__name__} {shown(value)}"
         )
     try:
         found = resolve_model(value)  # a str, dict or path always gives a ModelConfig, or an error
     except (ValueError, TypeError) as exc:
-        raise type(exc)(f"{name}: {exc}") from None
+        message = str(exc).removeprefix("model: ")  # resolve_model names its own argument: name ours instead
+        raise type(exc)(f"{name}: {message}") from None
     assert isinstance(found, ModelConfig)
     return found
 

@@ -16,6 +16,7 @@ from lessonkit.gpus import GpuSpec, catalog
 from lessonkit.i18n import _, pad, pgettext
 from lessonkit.memparts import PARTS
 from lessonkit.models import ModelConfig, catalog_models
+from lessonkit.table import Cell, html_table
 from lessonkit.vram import format_bytes
 
 TIGHT = 0.05  # a fit with less than 5% of the GPU's memory to spare is marked "tight"
@@ -81,24 +82,22 @@ class FitTable:
         return notes
 
     def _repr_html_(self) -> str:
-        head = "".join(f"<th>{html.escape(g.key)}</th>" for g in self.gpus)
         colours = {"yes": "#d9f2d9", "tight": "#fff2cc", "-": "#ffffff"}
         words = _verdict_words()
-        rows = []
-        for i, m in enumerate(self.models):
-            cells = "".join(
-                f"<td style='background:{colours[v]}'>{html.escape(words[v])}</td>"
-                for v in (self.verdict(i, g) for g in self.gpus)
-            )
-            need = format_bytes(self.needed[i], "GiB", 1)
-            rows.append(f"<tr><td style='text-align:left'>{html.escape(m.name)}</td><td>{need}</td>{cells}</tr>")
-        title = html.escape(_job_title(self.mode, self.dtype, self.options))
         model, needs = pgettext("fit table heading", "model"), pgettext("fit table heading", "needs")
+        head = [Cell(model, "text-align:left"), needs, *(g.key for g in self.gpus)]
+        rows = [
+            [
+                Cell(m.name, "text-align:left"),
+                format_bytes(self.needed[i], "GiB", 1),
+                *(Cell(words[v], f"background:{colours[v]}") for v in (self.verdict(i, g) for g in self.gpus)),
+            ]
+            for i, m in enumerate(self.models)
+        ]
+        title = html.escape(_job_title(self.mode, self.dtype, self.options))
         return (
-            f"<p><b>{title}</b></p><table><tr><th style='text-align:left'>{html.escape(model)}</th>"
-            f"<th>{html.escape(needs)}</th>{head}</tr>"
-            + "".join(rows)
-            + "</table>"
+            f"<p><b>{title}</b></p>"
+            + html_table(head, rows)
             + "".join(f"<p>{html.escape(note)}</p>" for note in self._footnotes())
         )
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import html
-import json
 import os
 from collections.abc import Mapping
 from dataclasses import replace
@@ -17,6 +16,7 @@ from lessonkit.calculator.plots import plot_breakdown
 from lessonkit.calculator.tables import ModelPlan
 from lessonkit.estimate import DecodeSpeed, Estimate, Fit, GpusNeeded, decode_speed, fits, gpus_needed, plan_estimate
 from lessonkit.gpus import GpuSpec, catalog, find_gpu
+from lessonkit.hf_config import read_config_text
 from lessonkit.i18n import _, lazy, text
 from lessonkit.models import ModelConfig, catalog_models, find_model
 from lessonkit.vram import format_bytes
@@ -38,7 +38,9 @@ class Calculator:
     and the report then lists which catalog models fit there and why the others do not.
 
     model: a catalog name, a ModelConfig, or a config.json (a dict or a path; the widget has a box to
-    paste one). Besides the memory, the report gives for inference the upper bound on decoding speed
+    paste one, read with lessonkit.hf_config.read_config_text: every size is checked against
+    lessonkit.limits before anything is computed, so a hostile config is refused, never run).
+    Besides the memory, the report gives for inference the upper bound on decoding speed
     on the chosen GPU (`speed`, from decode_speed) and for training how many of the chosen GPU the
     job needs with ZeRO-3 (`sharded`, from gpus_needed).
     """
@@ -226,8 +228,9 @@ class Calculator:
             try:
                 pasted_text = change["new"].strip()
                 try:
-                    self.set(model=json.loads(pasted_text) if pasted_text else controls["model"].value)
-                except (ValueError, TypeError) as problem:  # json's errors are ValueErrors
+                    self.set(model=read_config_text(pasted_text) if pasted_text else controls["model"].value)
+                except (ValueError, TypeError, RecursionError, OverflowError, MemoryError) as problem:
+                    # read_config_text refuses deep nesting and huge numbers itself; the rest is a last resort
                     message = _("config.json not used: {problem}").format(problem=problem)
                     status.value = f"<span style='color:#b00'>{html.escape(message)}</span>"
                     return

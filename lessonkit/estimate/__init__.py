@@ -13,7 +13,9 @@ stated constant. `model` may be a catalog name, a ModelConfig, a Hugging Face co
 the path of the file or of its folder), a bare parameter count or a real `torch.nn.Module`; see
 `resolve_model`. Memory per GPU when the work is spread over several is in `sharding`.
 
-The modules, one job each: choices (modes, dtypes, optimizers, training recipes, constants),
+The modules, one job each: choices (modes, dtypes, optimizers, constants), recipes (the full
+fine-tuning recipes frameworks run, each with its bytes per parameter and source; the default,
+PyTorch AMP with fused AdamW, holds the standard 16 bytes per parameter),
 results (Estimate, Fit), resolve (model resolution), inference, lora and training (one estimator
 per mode; each checks its arguments once in a *Job, then computes without checking again),
 fitting (estimate by mode, the memory a program can allocate on a GPU, fits,
@@ -54,9 +56,10 @@ from lessonkit.estimate.fitting import (
     memory_budget,
     plan_estimate,
 )
-from lessonkit.estimate.inference import InferenceJob, estimate_inference
+from lessonkit.estimate.inference import KV_DTYPES, InferenceJob, estimate_inference
 from lessonkit.estimate.lora import LoraJob, estimate_lora
-from lessonkit.estimate.resolve import check_targets, lora_params, resolve_model
+from lessonkit.estimate.recipes import DEFAULT_RECIPE, STRATEGY_RECIPES, Recipe, recipe_for
+from lessonkit.estimate.resolve import check_targets, lora_params, lora_projections, resolve_model
 from lessonkit.estimate.results import MODEL_STATE_PARTS, Estimate, Fit
 from lessonkit.estimate.sharding import (
     STRATEGIES,
@@ -75,11 +78,13 @@ __all__ = [
     "BNB_BLOCK",
     "BNB_MIN_8BIT_SIZE",
     "DEFAULT_CUDA_CONTEXT_BYTES",
+    "DEFAULT_RECIPE",
     "DEFAULT_INFERENCE_TOKENS",
     "DEFAULT_TRAINING_TOKENS",
     "FLOAT_DTYPES",
     "INT4_SCALE_BYTES_PER_WEIGHT",
     "INT8_SCALE_BYTES_PER_ROW",
+    "KV_DTYPES",
     "LORA_TARGETS",
     "MODEL_STATE_PARTS",
     "MODES",
@@ -89,6 +94,7 @@ __all__ = [
     "PARTS",
     "QUANTIZED_DTYPES",
     "STRATEGIES",
+    "STRATEGY_RECIPES",
     "TRAINING_RECIPES",
     "DecodeSpeed",
     "Estimate",
@@ -97,6 +103,7 @@ __all__ = [
     "InferenceJob",
     "LoraJob",
     "MemoryBudget",
+    "Recipe",
     "Strategy",
     "TrainingJob",
     "check_targets",
@@ -111,8 +118,10 @@ __all__ = [
     "gpus_needed",
     "largest_model_that_fits",
     "lora_params",
+    "lora_projections",
     "memory_budget",
     "plan_estimate",
+    "recipe_for",
     "resolve_model",
     "tensor_parallel_shard",
 ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
+from lessonkit.estimate.recipes import TRAINING_RECIPES as _TRAINING_RECIPES
 from lessonkit.memparts import ATTENTIONS as ATTENTIONS  # re-exported: the estimate's attention choices
 
 # The CUDA context: driver state and loaded kernels, outside PyTorch's allocator. With lazy module
@@ -32,42 +33,10 @@ MODE_DTYPES = MappingProxyType(
 ADAPTER_DTYPES = FLOAT_DTYPES
 OPTIMIZERS = ("sgd", "sgd_momentum", "adam", "adamw", "adamw_8bit")
 
-# Training recipes, named as people say them. Each gives the dtype of the parameters (and their
-# gradients), of the fp32 master copy if there is one, of the optimizer state, and of the arithmetic
-# (the activations):
-# - "fp32": everything in fp32 (4 + 4 + 8 = 16 bytes per parameter with AdamW).
-# - "bf16"/"fp16", pure 16-bit: parameters, gradients and optimizer state all in 16 bits, as
-#   PyTorch's optimizers keep them for 16-bit parameters (their state is zeros_like(param)).
-# - "autocast_bf16"/"autocast_fp16", PyTorch AMP: fp32 parameters, gradients and AdamW state
-#   (16 bytes per parameter, no master copy), the arithmetic in 16 bits inside torch.autocast,
-#   which also keeps 16-bit copies of the weights for the backward pass
-#   (https://docs.pytorch.org/docs/stable/amp.html).
-# - "mixed_bf16"/"mixed_fp16", mixed precision with master weights (Apex O2, DeepSpeed, Megatron):
-#   16-bit parameters and gradients, an fp32 master copy, fp32 gradients for it and fp32 AdamW
-#   state (2 + 2 + 4 + 8 = 16 bytes per parameter, EleutherAI's Transformer Math 101).
-TRAINING_RECIPES = MappingProxyType(
-    {
-        "fp32": {"weights": "fp32", "master": None, "state": "fp32", "compute": "fp32"},
-        "bf16": {"weights": "bf16", "master": None, "state": "bf16", "compute": "bf16"},
-        "fp16": {"weights": "fp16", "master": None, "state": "fp16", "compute": "fp16"},
-        "autocast_bf16": {"weights": "fp32", "master": None, "state": "fp32", "compute": "bf16"},
-        "autocast_fp16": {"weights": "fp32", "master": None, "state": "fp32", "compute": "fp16"},
-        "mixed_bf16": {"weights": "bf16", "master": "fp32", "state": "fp32", "compute": "bf16"},
-        "mixed_fp16": {"weights": "fp16", "master": "fp32", "state": "fp32", "compute": "fp16"},
-    }
-)
+# Training recipes (precision=...): lessonkit.estimate.recipes, re-exported here.
+TRAINING_RECIPES = _TRAINING_RECIPES
 # What each recipe is called in practice, for tables and the calculator.
-PRECISION_LABELS = MappingProxyType(
-    {
-        "fp32": "fp32",
-        "bf16": "pure bf16",
-        "fp16": "pure fp16",
-        "autocast_bf16": "autocast (AMP) bf16, fp32 parameters",
-        "autocast_fp16": "autocast (AMP) fp16, fp32 parameters",
-        "mixed_bf16": "mixed bf16 with fp32 master weights",
-        "mixed_fp16": "mixed fp16 with fp32 master weights",
-    }
-)
+PRECISION_LABELS = MappingProxyType({key: recipe.label for key, recipe in TRAINING_RECIPES.items()})
 
 
 # Quantisation scales stored beside int8/int4 weights, in bytes per quantised weight.
@@ -91,4 +60,6 @@ ADAM_STEP_BYTES = 4  # PyTorch's Adam/AdamW keep a float32 `step` tensor per par
 # torch/optim/optimizer.py, PyTorch 2.13). foreach "uses ~ sizeof(params) more peak memory than the
 # for-loop version" (the `foreach` argument's docs): sqrt(second moment) for every parameter at
 # once, a temporary as large as one state. fused=True updates each value in place: no temporary.
-DEFAULT_FUSED = False
+# None: the training recipe's own optimizer (lessonkit.estimate.recipes: fused for PyTorch AMP,
+# DeepSpeed and Megatron, PyTorch's default elsewhere); LoRA's adapters get PyTorch's default, foreach.
+DEFAULT_FUSED = None

@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from lessonkit import memparts
+from lessonkit._checks import shown
 from lessonkit.estimate._step import context_note
 from lessonkit.estimate.choices import DEFAULT_INFERENCE_TOKENS
 from lessonkit.estimate.inference import InferenceJob
@@ -53,6 +54,24 @@ class DecodeSpeed:
     weight_bytes: int
     kv_cache_bytes: int
     notes: tuple[str, ...] = ()
+    routed_weight_bytes: tuple[int, int] = (0, 0)  # MoE, batch > 1: (uniform random routing, every token apart)
+
+    @property
+    def uniform_routing_tokens_per_s(self) -> float:
+        """Tokens per second for one sequence when the batch's tokens pick experts at random (lesson 05).
+
+        A mixture of experts at batch > 1 reads the experts its tokens pick: `tokens_per_s` assumes
+        they all pick the same ones (the fewest bytes, the true upper bound); uniformly random routing
+        reads more. Equal to tokens_per_s for a dense model or one sequence.
+        """
+        read = self.routed_weight_bytes[0] or self.weight_bytes
+        return (self.bandwidth_gb_s * 1e9) / (read + self.kv_cache_bytes)
+
+    @property
+    def spread_routing_tokens_per_s(self) -> float:
+        """Tokens per second when every token picks different experts: the most bytes a step can read (lesson 05)."""
+        read = self.routed_weight_bytes[1] or self.weight_bytes
+        return (self.bandwidth_gb_s * 1e9) / (read + self.kv_cache_bytes)
 
     @property
     def bytes_per_step(self) -> int:
@@ -103,7 +122,21 @@ class DecodeSpeed:
             bandwidth=self.bandwidth_gb_s,
             ms=1000 * self.step_seconds,
         )
-        return [self.label, speed, read, str(UPPER_BOUND), *self.notes]
+        lines = [self.label, speed, read, str(UPPER_BOUND)]
+        if self.routed_weight_bytes[0]:
+            lines.append(
+                _(
+                    "experts: this bound has the batch's tokens share the same experts; with uniformly random "
+                    "routing a step reads {uniform} of weights ({u:,.1f} tokens/s), with every token on different "
+                    "experts {spread} ({s:,.1f} tokens/s)"
+                ).format(
+                    uniform=format_bytes(self.routed_weight_bytes[0], "GB", 2),
+                    u=self.uniform_routing_tokens_per_s,
+                    spread=format_bytes(self.routed_weight_bytes[1], "GB", 2),
+                    s=self.spread_routing_tokens_per_s,
+                )
+            )
+        return [*lines, *self.notes]
 
     def __repr__(self) -> str:
         return str(self)
@@ -134,23 +167,27 @@ def decode_speed(
     dtype, kv_dtype, seq_len and batch mean what they mean for estimate_inference; seq_len is the
     tokens each sequence's KV cache holds. A step reads every weight once, except the embedding
     table (one row per sequence; in whole when the output head shares it). A mixture of experts
-    reads in each layer only the experts its tokens use: experts_per_token for one sequence, at most
-    every expert for a large batch (the tokens are taken to pick different experts, as
-    load-balanced routing aims for). Compute, kernel launches and activations are left out.
+    reads in each layer only the experts its tokens use: experts_per_token for one sequence; for a
+    batch, the bound has every token pick the same experts (the fewest bytes a step can read, so
+    the most tokens per second), and `uniform_routing_tokens_per_s` and `spread_routing_tokens_per_s`
+    give the speed when tokens pick experts at random or all differently. A quantized checkpoint is
+    read as stored; a sliding-window layer reads at most its window of the cache; a vision tower is
+    not read. Compute, kernel launches and activations are left out.
     """
     job = InferenceJob.checked(dtype=dtype, kv_dtype=kv_dtype, seq_len=seq_len, batch=batch)
     spec = _gpu(gpu)
     resolved = _model(model)
     notes: list[str] = []
+    routed = (0, 0)
     if isinstance(resolved, ModelConfig):
-        weights, notes = _weights_read(resolved, job.dtype, job.batch)
+        weights, routed, notes = _weights_read(resolved, job.dtype, job.batch)
         shape = resolved
     else:  # a bare count: every weight is read; its shape only sizes the KV cache
         subject = Subject.of(resolved, DTYPE_BYTES[job.dtype], trainable=False)
         weights = sum(subject.weight_bytes(job.dtype))
         shape = subject.config
         notes += subject.notes()
-    kv = memparts.kv_cache_bytes(shape, job.seq_len * job.batch, DTYPE_BYTES[job.kv_dtype])
+    kv = memparts.kv_cache_bytes(shape, job.seq_len * job.batch, DTYPE_BYTES[job.kv_dtype], seq_len=job.seq_len)
     notes += context_note(shape, job.seq_len)
     try:
         float(weights + kv)
@@ -161,7 +198,17 @@ def decode_speed(
     name = shape.name if isinstance(resolved, ModelConfig) else _("{n:.2f}B parameters").format(n=resolved / 1e9)
     assert spec.bandwidth_gb_s is not None  # _gpu refuses a GPU without one
     return DecodeSpeed(
-        name, spec.name, spec.bandwidth_gb_s, job.dtype, job.kv_dtype, job.seq_len, job.batch, weights, kv, tuple(notes)
+        name,
+        spec.name,
+        spec.bandwidth_gb_s,
+        job.dtype,
+        job.kv_dtype,
+        job.seq_len,
+        job.batch,
+        weights,
+        kv,
+        tuple(notes),
+        routed,
     )
 
 
@@ -173,7 +220,7 @@ def _gpu(gpu: Any) -> GpuSpec:
         except ValueError as exc:
             raise ValueError(f"gpu: {exc}") from None
     if not isinstance(gpu, GpuSpec):
-        raise TypeError(f"gpu must be a catalog GPU or its name, such as 'T4', got {type(gpu).__name__} {gpu!r}")
+        raise TypeError(f"gpu must be a catalog GPU or its name, such as 'T4', got {type(gpu).__name__} {shown(gpu)}")
     if not gpu.bandwidth_gb_s:
         raise ValueError(f"gpu {gpu.name!r} has no memory bandwidth in the catalog, so no speed can be computed")
     return gpu
@@ -197,20 +244,40 @@ def _model(model: Any) -> ModelConfig | int:
     )
 
 
-def _weights_read(config: ModelConfig, dtype: str, batch: int) -> tuple[int, list[str]]:
-    """Bytes of the weights one step for `batch` sequences reads, and notes saying what was left unread."""
+def _experts_read(config: ModelConfig, batch: int) -> tuple[float, float, float]:
+    """Experts per layer a step for `batch` sequences reads: (all tokens on the same ones, uniformly random, all apart).
+
+    Uniform routing: each token picks experts_per_token of E experts, so an expert is missed by one
+    token with probability 1 - k/E and by all `batch` tokens with (1 - k/E)^batch; E times the rest
+    is the expected number read.
+    """
+    e, k = config.num_experts, config.experts_per_token
+    uniform = e * (1 - (1 - k / e) ** batch)
+    return float(k), max(float(k), uniform), float(min(e, batch * k))
+
+
+def _weights_read(config: ModelConfig, dtype: str, batch: int) -> tuple[int, tuple[int, int], list[str]]:
+    """Bytes of the weights one step for `batch` sequences reads (the fewest), the MoE routing range, and notes."""
     subject = Subject.of(config, DTYPE_BYTES[dtype], trainable=False)
-    experts = min(config.num_experts, batch * config.experts_per_token)
-    read: list[Tensor] = []
-    for (name, shape), tensor in zip(config.tensors(), subject.tensors, strict=True):
-        if (name == "embed.weight" and not config.tied_embeddings) or name == "pos_embed.weight":
-            rows = min(batch, shape[0])  # a lookup reads one row per sequence
-            read.append(replace(tensor, numel=rows * shape[1]))
-        elif ".mlp.experts." in name:
-            if int(name.split(".mlp.experts.", 1)[1].split(".", 1)[0]) < experts:
-                read.append(tensor)
-        else:
-            read.append(tensor)
+    fewest, uniform, spread = _experts_read(config, batch) if config.is_moe else (0.0, 0.0, 0.0)
+
+    def read(experts: float) -> int:
+        tensors: list[Tensor] = []
+        for tensor in subject.tensors:
+            name = tensor.name
+            if (name == "embed.weight" and not config.tied_embeddings) or name == "pos_embed.weight":
+                rows = tensor.numel // config.hidden_size
+                tensors.append(replace(tensor, numel=min(batch, rows) * config.hidden_size))  # a row per sequence
+            elif name == "extra.weight":
+                continue  # a vision tower: not read to generate text
+            elif ".experts.*." in name:
+                tensors.append(replace(tensor, count=tensor.count * experts / config.num_experts))
+            else:
+                tensors.append(tensor)
+        return sum(replace(subject, tensors=tuple(tensors)).weight_bytes(dtype))
+
+    weights = read(fewest)
+    routed = (read(uniform), read(spread)) if config.is_moe and batch > 1 else (0, 0)
     notes = []
     if config.matched_from:
         notes.append(
@@ -220,27 +287,18 @@ def _weights_read(config: ModelConfig, dtype: str, batch: int) -> tuple[int, lis
         )
     if not config.tied_embeddings:
         notes.append(_("the embedding table is read one row per sequence; the output head is read in whole"))
+    if config.quantization is not None:
+        notes.append(_("weights read as the checkpoint stores them: {label}").format(label=config.quantization.label))
     if config.is_moe:
-        if batch > 1:
-            template = _(
-                "mixture of experts: each token uses {used} of every layer's {experts} experts; a step for {batch} "
-                "sequences reads {read} per layer (their tokens taken to pick different experts); one token uses "
-                "{active:,} of {total:,} parameters"
-            )
-        else:
-            template = _(
-                "mixture of experts: each token uses {used} of every layer's {experts} experts; a step for {batch} "
-                "sequence reads {read} per layer (their tokens taken to pick different experts); one token uses "
-                "{active:,} of {total:,} parameters"
-            )
         notes.append(
-            template.format(
+            _(
+                "mixture of experts: each token uses {used} of every layer's {experts} experts ({active:,} of "
+                "{total:,} parameters); the bound reads {used} per layer, as when the batch's tokens share them"
+            ).format(
                 used=config.experts_per_token,
                 experts=config.num_experts,
-                batch=batch,
-                read=experts,
                 active=config.active_params,
                 total=config.n_params,
             )
         )
-    return sum(replace(subject, tensors=tuple(read)).weight_bytes(dtype)), notes
+    return weights, routed, notes

@@ -10,6 +10,7 @@ from lessonkit._checks import check_bytes, check_choice, check_number
 from lessonkit.estimate.choices import MODE_DTYPES, MODES
 from lessonkit.estimate.inference import InferenceJob
 from lessonkit.estimate.lora import LoraJob
+from lessonkit.estimate.recipes import recipe_for
 from lessonkit.estimate.results import Estimate, Fit
 from lessonkit.estimate.training import TrainingJob
 from lessonkit.gpus import GpuSpec, find_gpu
@@ -20,14 +21,16 @@ from lessonkit.vram import format_bytes, max_params
 Job = InferenceJob | LoraJob | TrainingJob
 
 _UNITLESS = re.compile(r"[0-9][0-9_,]*(\.[0-9]*)?([eE][+-]?[0-9]+)?")  # '4090', '24', '1.5e10': digits only
+MAX_GPU_TEXT = 200  # characters: a GPU's name or a size is short; longer text is refused before any pattern reads it
 
 
 def plan_estimate(mode: str = "inference", dtype: str = "fp16", **options: Any) -> Job:
     """The checked settings of one estimate (call the result with a model), checked once for many models (lesson 05).
 
     mode "inference": InferenceJob(dtype=dtype, ...); "lora": LoraJob(base_dtype=dtype, ...);
-    "full": TrainingJob with AdamW in mixed precision (mixed_fp16 or mixed_bf16 after dtype; dtype
-    "fp32" trains in fp32; an explicit precision option wins). Other options go to that job.
+    "full": TrainingJob with AdamW in the default recipe for dtype (lessonkit.estimate.recipes:
+    PyTorch AMP with fused AdamW, amp_bf16 or amp_fp16; dtype "fp32" trains in fp32; an explicit
+    precision option wins). Other options go to that job.
     """
     check_choice("mode", mode, MODES)
     if mode == "inference":
@@ -35,16 +38,15 @@ def plan_estimate(mode: str = "inference", dtype: str = "fp16", **options: Any) 
     if mode == "lora":
         return LoraJob.checked(base_dtype=dtype, **options)
     check_choice("dtype", dtype, MODE_DTYPES["full"])
-    precision = "fp32" if dtype == "fp32" else f"mixed_{dtype}"
-    return TrainingJob.checked(precision=options.pop("precision", precision), **options)
+    return TrainingJob.checked(precision=options.pop("precision", recipe_for(dtype)), **options)
 
 
 def estimate(model: Any, mode: str = "inference", dtype: str = "fp16", **options: Any) -> Estimate:
     """One of the three estimates by name (lesson 05).
 
     mode "inference": estimate_inference(model, dtype=dtype, ...); "lora": estimate_lora with
-    base_dtype=dtype; "full": full fine-tuning with AdamW in mixed precision (mixed_fp16 or
-    mixed_bf16 after dtype; dtype "fp32" trains in fp32). Other options go to that function. `model` is
+    base_dtype=dtype; "full": estimate_training in the default recipe for dtype (PyTorch AMP with
+    fused AdamW: amp_bf16 or amp_fp16; dtype "fp32" trains in fp32). Other options go to that function. `model` is
     anything resolve_model takes: a catalog name, a ModelConfig, a config.json (dict or path), a count, a module.
     """
     return plan_estimate(mode, dtype, **options)(model)
@@ -77,6 +79,10 @@ def memory_budget(gpu: GpuSpec | str | float | Any) -> MemoryBudget:
 
 
 def _named_budget(gpu: str) -> MemoryBudget:
+    if len(gpu) > MAX_GPU_TEXT:
+        raise ValueError(
+            f"gpu must be a GPU name such as 'T4' or a size such as '16GB', got {len(gpu):,} characters of text"
+        )
     try:
         spec = find_gpu(gpu)
     except ValueError as not_a_gpu:
@@ -129,7 +135,7 @@ def largest_model_that_fits(
     """The largest parameter count whose estimate fits on `gpu` (lesson 05).
 
     mode: "inference" (defaults: 4096 tokens, batch 1), "lora" (rank 16 on every projection,
-    2048 tokens, batch 1, AdamW) or "full" (AdamW, mixed precision, 2048 tokens, batch 1).
+    2048 tokens, batch 1, AdamW) or "full" (PyTorch AMP with fused AdamW, 2048 tokens, batch 1).
     dtype: the weights (inference), the frozen base (lora) or the 16-bit half of mixed precision
     (full). Options go to the estimate (seq_len, batch, checkpointing, cuda_context_bytes, ...). The
     model's shape is the Llama-3-style stand-in of models.llama_like; returns 0 if nothing fits. A

@@ -22,15 +22,19 @@ from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any
 
-from lessonkit._checks import check_choice, check_number
+from lessonkit._checks import check_choice, shown
 from lessonkit.estimate.choices import MODE_DTYPES, MODES
 from lessonkit.estimate.fitting import fits, memory_budget, plan_estimate
+from lessonkit.estimate.recipes import STRATEGY_RECIPES, TRAINING_RECIPES, recipe_for
 from lessonkit.estimate.resolve import resolve_model
 from lessonkit.estimate.results import Estimate, Fit
+from lessonkit.estimate.training import TrainingJob
 from lessonkit.gpus import GpuSpec
 from lessonkit.i18n import Lazy, _, lazy, pgettext, text
+from lessonkit.limits import check_size
 from lessonkit.memparts import PARTS
 from lessonkit.models import ModelConfig, llama_like
+from lessonkit.units import DTYPE_BYTES
 from lessonkit.vram import format_bytes
 
 
@@ -83,6 +87,7 @@ class _Plan:
     unit_params: int | None  # parameters of the largest unit ZeRO-3 gathers at once; None: shape unknown
     tensor_parallel: int
     notes: tuple[str, ...]
+    gather_bytes: float = 0.0  # bytes per gathered parameter (FSDP2 gathers in its compute dtype); 0: as held
 
     def per_gpu(self, data_parallel: int, strategy: str) -> Estimate:
         """One GPU's memory with the data-parallel copies split `data_parallel` ways by `strategy` (lesson 05)."""
@@ -91,7 +96,8 @@ class _Plan:
         gathered = 0
         if stage == 3 and self.unit_params and d > 1:
             held = sum(base.moments[base.peak_moment].get(k, 0) for k in ("weights", "quant_scales"))
-            gathered = math.ceil(GATHERED_UNITS * self.unit_params * held / max(base.n_params, 1))
+            per_param = self.gather_bytes or held / max(base.n_params, 1)
+            gathered = math.ceil(GATHERED_UNITS * self.unit_params * per_param)
         ddp_buckets = base.details.get("gradients", 0) if stage == 0 and d > 1 else 0
         moments = {}
         for moment, parts in base.moments.items():
@@ -149,7 +155,7 @@ def tensor_parallel_shard(config: ModelConfig, tensor_parallel: int) -> ModelCon
     """
     if not isinstance(config, ModelConfig):
         raise TypeError(f"config must be a ModelConfig such as find_model('gpt2'), got {type(config).__name__}")
-    t = check_number("tensor_parallel", tensor_parallel, positive=True, integer=True)
+    t = check_size("tensor_parallel", tensor_parallel)
     if t == 1:
         return config
     heads, kv = config.num_heads, config.num_kv_heads
@@ -164,30 +170,39 @@ def tensor_parallel_shard(config: ModelConfig, tensor_parallel: int) -> ModelCon
         "num_kv_heads": kv // t if kv >= t else 1,
         "vocab_size": math.ceil(config.vocab_size / t),
     }
-    for width in ("intermediate_size", "moe_intermediate_size", "shared_expert_intermediate_size"):
-        value = getattr(config, width, None)
-        if isinstance(value, int) and value > 0:
+    # Every MLP width is split: the dense MLP's, each expert's (experts_per_token of them per token, as
+    # Megatron splits each expert's matrices) and the shared expert's.
+    for width in ("intermediate_size", "expert_intermediate_size", "shared_expert_intermediate_size"):
+        value = getattr(config, width)
+        if value > 0:
             changes[width] = math.ceil(value / t)
+    if config.extra_params:  # a vision tower is split like the rest of the weights
+        changes["extra_params"] = math.ceil(config.extra_params / t)
     return replace(config, **changes)
 
 
 def _largest_unit(config: ModelConfig) -> int:
     """Parameters of the largest piece ZeRO-3 gathers at once: one layer, the embedding or the head."""
-    layer = sum(math.prod(shape) for _, shape in config.layer_tensors(0))
-    others = [math.prod(shape) for name, shape in config.tensors() if not name.startswith("layers.")]
-    return max([layer, *others])
+    layers = [
+        sum(math.prod(shape) * count for _, shape, count in config.layer_groups(i))
+        for i in {0, config.num_layers - 1, *config.dense_layers[:1]}
+    ]
+    others = [math.prod(shape) * count for name, shape, count in config.groups() if not name.startswith("layers.")]
+    return max([*layers, *others])
 
 
 def _check_split(gpus: Any, strategy: Any, tensor_parallel: Any) -> tuple[int, str, int]:
-    n = check_number("gpus", gpus, positive=True, integer=True)
+    n = check_size("gpus", gpus)
     check_choice("strategy", strategy, STRATEGIES)
-    t = check_number("tensor_parallel", tensor_parallel, positive=True, integer=True)
+    t = check_size("tensor_parallel", tensor_parallel)
     if n % t:
         raise ValueError(f"gpus must be a multiple of tensor_parallel ({t}), got {n}")
     return n, strategy, t
 
 
-def _prepare(model: Any, tensor_parallel: int, mode: str | None, dtype: str | None, options: dict[str, Any]) -> _Plan:
+def _prepare(
+    model: Any, tensor_parallel: int, mode: str | None, dtype: str | None, options: dict[str, Any], strategy: str
+) -> _Plan:
     """The estimate of one tensor-parallel shard of `model`, with what ZeRO-3 gathers (lesson 05)."""
     if isinstance(model, Estimate):
         if mode is not None or dtype is not None or options:
@@ -198,16 +213,22 @@ def _prepare(model: Any, tensor_parallel: int, mode: str | None, dtype: str | No
         return _Plan(model, model.n_params, None, 1, ())
     mode = check_choice("mode", "full" if mode is None else mode, MODES)
     if dtype is not None and (not isinstance(dtype, str) or dtype not in MODE_DTYPES[mode]):
-        raise ValueError(f"dtype must be one of {list(MODE_DTYPES[mode])} for mode {mode!r}, got {dtype!r}")
-    job = plan_estimate(mode, MODE_DTYPES[mode][0] if dtype is None else dtype, **options)
+        raise ValueError(f"dtype must be one of {list(MODE_DTYPES[mode])} for mode {mode!r}, got {shown(dtype)}")
+    dtype = MODE_DTYPES[mode][0] if dtype is None else dtype
+    if mode == "full" and "precision" not in options:  # the recipe the strategy's framework runs
+        options = dict(options, precision=recipe_for(dtype, STRATEGY_RECIPES[strategy]))
+    job = plan_estimate(mode, dtype, **options)
     resolved = resolve_model(model)
     config = getattr(resolved, "config", None) if not isinstance(resolved, (ModelConfig, int)) else resolved
     if isinstance(config, int):
         config = llama_like(config)  # a bare count: the shape its KV cache and activations already assume
+    gather = 0.0
+    if isinstance(job, TrainingJob) and job.precision.startswith("fsdp2"):
+        gather = DTYPE_BYTES[TRAINING_RECIPES[job.precision].compute]
     if tensor_parallel == 1:
         base = job.of(resolved)
         unit = _largest_unit(config) if isinstance(config, ModelConfig) else None
-        return _Plan(base, base.n_params, unit, 1, ())
+        return _Plan(base, base.n_params, unit, 1, (), gather)
     if not isinstance(config, ModelConfig):
         raise ValueError("tensor_parallel above 1 needs a model with a known shape: a catalog name or a ModelConfig")
     shard = tensor_parallel_shard(config, tensor_parallel)
@@ -223,7 +244,7 @@ def _prepare(model: Any, tensor_parallel: int, mode: str | None, dtype: str | No
                 name=config.name, n=config.n_params
             )
         )
-    return _Plan(job.of(shard), config.n_params, _largest_unit(shard), tensor_parallel, tuple(notes))
+    return _Plan(job.of(shard), config.n_params, _largest_unit(shard), tensor_parallel, tuple(notes), gather)
 
 
 def estimate_sharded(
@@ -243,10 +264,12 @@ def estimate_sharded(
     STRATEGIES ("ddp", "zero1", "zero2", "zero3", "fsdp"). tensor_parallel: GPUs each layer is split
     over; the rest, gpus / tensor_parallel, are data-parallel copies. mode (default "full"), dtype
     (default: the mode's usual one) and options (seq_len, batch per GPU, checkpointing, optimizer,
-    ...) go to estimate().
+    ...) go to estimate(). In full fine-tuning without a precision option the recipe is the one the
+    strategy's framework runs (lessonkit.estimate.recipes.STRATEGY_RECIPES): PyTorch AMP with fused
+    AdamW for DDP, DeepSpeed's mixed precision for ZeRO-1/2/3, FSDP2's MixedPrecisionPolicy for FSDP.
     """
     n, strategy, t = _check_split(gpus, strategy, tensor_parallel)
-    return _prepare(model, t, mode, dtype, options).per_gpu(n // t, strategy)
+    return _prepare(model, t, mode, dtype, options, strategy).per_gpu(n // t, strategy)
 
 
 @dataclass(frozen=True)
@@ -313,9 +336,9 @@ def gpus_needed(
     says which parts are too large. The other arguments are estimate_sharded's.
     """
     check_choice("strategy", strategy, STRATEGIES)
-    t = check_number("tensor_parallel", tensor_parallel, positive=True, integer=True)
+    t = check_size("tensor_parallel", tensor_parallel)
     budget = memory_budget(gpu)
-    plan = _prepare(model, t, mode, dtype, options)
+    plan = _prepare(model, t, mode, dtype, options, strategy)
 
     def fit_at(d: int) -> tuple[Estimate, Fit]:
         est = plan.per_gpu(d, strategy)

@@ -1,4 +1,4 @@
-"""What every exercise is: check(), hint(), solution() and a teacher's answer key (lesson 04, Check yourself in 01-10).
+"""What every exercise is: check(), hint(), solution() and a teacher's answer key (lesson 04, every Check yourself).
 
 `Exercise` is the shape every question has; the subclasses in `kinds` say how to judge one kind of answer.
 `Shown` holds an exercise's texts, which may be `lazy(...)`, and reads them in the current language.
@@ -81,8 +81,18 @@ class Exercise(Shows):
     def check(self, answer: Any, *, record: bool = True) -> Result:
         """Judge `answer`: correct, incorrect (naming the likely mistake), not attempted, or unreadable (lesson 04).
 
-        With record=False the verdict is not kept for `scoreboard()` (notebook 04 verifies its solutions so).
+        In a notebook the verdict shows itself where check() is called, so a `question.hint()` after it in the
+        same cell shows beneath it instead of hiding it. With record=False the verdict is neither kept for
+        `scoreboard()` nor shown (the teacher notes and the handouts judge answers so).
         """
+        result = self._result(answer)
+        if record:
+            self.last = result
+            result.show()
+        return result
+
+    def _result(self, answer: Any) -> Result:
+        """The verdict on `answer`, without recording or showing it."""
         if not_attempted(answer):
             status, message = (
                 NOT_ATTEMPTED,
@@ -93,19 +103,25 @@ class Exercise(Shows):
                 status, message = self._judge(answer)
             except Unreadable as problem:
                 status, message = UNREADABLE, str(problem)
-        result = Result(status, text(message), self.title)
-        if record:
-            self.last = result
-        return result
+        return Result(status, text(message), self.title)
 
     def hint(self, n: int = 1) -> Hint:
-        """Hint number `n` (1 = gentlest); asking past the last one shows the last one (lesson 04)."""
+        """Hint number `n` (1 = gentlest); asking past the last one shows the last one (lesson 04).
+
+        In a notebook it shows itself where it is called, beneath the cell's verdict.
+        """
         n = check_number("n", n, integer=True, positive=True)
         number = min(n, len(self.hints))
-        return Hint(self.title, number, len(self._hints), text(self._hints[number - 1]))
+        return Hint(self.title, number, len(self._hints), text(self._hints[number - 1])).show()
 
     def solution(self) -> Solution:
-        """The worked solution, with code and the answer that `check()` accepts (lesson 04)."""
+        """The worked solution, with code and the answer that `check()` accepts (lesson 04).
+
+        In a notebook it shows itself where it is called, beneath the cell's verdict.
+        """
+        return self._solution().show()
+
+    def _solution(self) -> Solution:
         explanation = self._explanation() if callable(self._explanation) else self._explanation
         return Solution(self.title, text(explanation), text(self._code), self._answer())
 
@@ -160,5 +176,5 @@ def _answer_text(answer: Any, *, digits: int) -> str:
 
 def _note(exercise: Exercise, answer: Any, text: str) -> TeacherNote:
     """What `exercise.check(answer)` says, as a teacher note; it leaves the scoreboard alone."""
-    result = exercise.check(answer, record=False)
+    result = exercise._result(answer)
     return TeacherNote(answer, text, result.status, result.message)

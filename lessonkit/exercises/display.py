@@ -1,19 +1,26 @@
-"""The boxes an exercise shows: Result, Hint, Solution and the Scoreboard (lesson 04, Check yourself in 01-03).
+"""The boxes an exercise shows: Result, Hint, Solution and the Scoreboard (lesson 04, every Check yourself).
 
 Each shows as a coloured box in JupyterLab and Colab (`_repr_html_`) and as plain text anywhere
 else (`__str__`, which IPython's text display, and so nbval, print and repr all use).
+
+In a notebook, `check()`, `hint()` and `solution()` show their box themselves, where they are called
+(`Shows.show`): a check cell that ends with an uncommented `question.hint()` shows the verdict and, under
+it, the hint, although IPython displays only a cell's last value. That last value, the same box, is then
+not shown a second time; in a later cell it is shown again as usual.
 """
 
 from __future__ import annotations
 
 import html
 import re
+import sys
 import textwrap
 import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
 from lessonkit.i18n import Lazy, _, lazy, pgettext, text
+from lessonkit.table import Cell, html_table
 
 Text = str | Lazy  # a text an exercise shows: English, or a Lazy translated when shown (lessonkit.i18n)
 
@@ -90,6 +97,13 @@ def _box(border: str, background: str, heading_html: str, body_html: str) -> str
     return f'<div style="{style}"><b>{heading_html}</b>{gap}{body_html}</div>'
 
 
+def _shell() -> Any:
+    """The running IPython shell, or None outside IPython (a script, the tests)."""
+    ipython = sys.modules.get("IPython")  # never imported here: a script without IPython stays without it
+    get_ipython = getattr(ipython, "get_ipython", None)
+    return get_ipython() if get_ipython else None
+
+
 class Shows:
     """Mixin: plain text from __str__ for IPython's text display (and so for nbval), print and repr (lesson 04).
 
@@ -103,8 +117,35 @@ class Shows:
         return str(self)
 
 
+class ShowsItself(Shows):
+    """Mixin for the boxes check(), hint() and solution() return: in IPython they show themselves (lesson 04)."""
+
+    def show(self) -> Any:
+        """Display this box now when running in IPython, and return it (check, hint and solution; lesson 04)."""
+        shell = _shell()
+        if shell is not None:
+            self._publish()
+            object.__setattr__(self, "_shown_in", getattr(shell, "execution_count", None))
+        return self
+
+    def _publish(self) -> None:
+        from IPython.display import display
+
+        display({"text/plain": str(self), "text/html": self._repr_html_()}, raw=True)
+
+    def _repr_html_(self) -> str:  # pragma: no cover - every box overrides it
+        raise NotImplementedError
+
+    def _ipython_display_(self) -> None:
+        """IPython's display of this box: skipped only in the cell where show() has shown it already."""
+        shell = _shell()
+        if shell is not None and getattr(self, "_shown_in", None) == getattr(shell, "execution_count", object()):
+            return
+        self._publish()
+
+
 @dataclass(frozen=True, repr=False)
-class Result(Shows):
+class Result(ShowsItself):
     """The verdict of `Exercise.check()`: a status, a message, and `correct` (lesson 04)."""
 
     status: str
@@ -149,7 +190,7 @@ class Result(Shows):
 
 
 @dataclass(frozen=True, repr=False)
-class Hint(Shows):
+class Hint(ShowsItself):
     """Hint number `number` of `total` for one exercise (lesson 04)."""
 
     title: Text
@@ -175,7 +216,7 @@ class Hint(Shows):
 
 
 @dataclass(frozen=True, repr=False)
-class Solution(Shows):
+class Solution(ShowsItself):
     """A worked solution: the explanation, code that computes it, and the answer itself (lesson 04)."""
 
     title: Text
@@ -222,17 +263,15 @@ class Scoreboard(Shows):
         return "\n".join([self._done(), *lines])
 
     def _repr_html_(self) -> str:
-        cells = []
+        rows = []
         for ident, title, status in self.rows:
             mark, _heading, border, background = _LOOK[status]
-            cells.append(
-                f"<tr><td style='text-align:left'><code>{html.escape(ident)}</code></td>"
-                f"<td style='text-align:left'>{_inline_html(title)}</td>"
-                f"<td style='text-align:left;background:{background};color:{border}'>{mark} "
-                f"{html.escape(status_label(status))}</td></tr>"
+            rows.append(
+                [
+                    Cell(style="text-align:left", markup=f"<code>{html.escape(ident)}</code>"),
+                    Cell(style="text-align:left", markup=_inline_html(title)),
+                    Cell(f"{mark} {status_label(status)}", f"text-align:left;background:{background};color:{border}"),
+                ]
             )
-        head = (
-            f"<tr><th style='text-align:left'>{_('Exercise')}</th><th style='text-align:left'>{_('About')}</th>"
-            f"<th>{_('Status')}</th></tr>"
-        )
-        return f"<p><b>{html.escape(self._done())}</b></p><table>{head}{''.join(cells)}</table>"
+        head = [Cell(_("Exercise"), "text-align:left"), Cell(_("About"), "text-align:left"), _("Status")]
+        return f"<p><b>{html.escape(self._done())}</b></p>" + html_table(head, rows)

@@ -1,4 +1,4 @@
-"""The kinds of exercise and how each judges its answer (lesson 04, Check yourself in 01-10).
+"""The kinds of exercise and how each judges its answer (lesson 04, every Check yourself).
 
 Each kind is an `Exercise` (see `base`) that says how to judge one kind of answer: one number
 (`NumberExercise`, with a `Target` and the `Trap`s around it, judged in `judging`), a letter
@@ -15,88 +15,67 @@ from typing import Any
 
 from lessonkit.exercises.base import Exercise, Shown
 from lessonkit.exercises.display import CORRECT, INCORRECT, NOT_ATTEMPTED, Text
-from lessonkit.exercises.judging import (
-    Target,
-    Trap,
-    _candidates,
-    _note_text,
-    _unit_slips,
-    asks_for_hint,
-    close,
-    judge_number,
-)
+from lessonkit.exercises.judging import Target, Trap, _candidates, _note_text, asks_for_hint, close, judge_number
+from lessonkit.exercises.quantities import BY_UNIT, VERSION_NUMBER, Quantity, WrongUnit
 from lessonkit.exercises.reading import (
+    MAX_CHARS,
     Unreadable,
+    _clip,
+    _plain,
     describe_answer,
     not_attempted,
-    read_billions,
     read_choice,
     read_memory,
-    read_number,
-    read_ratio,
 )
 from lessonkit.gpus import find_gpu
 from lessonkit.i18n import _, lazy, text
-from lessonkit.units import BYTE_UNITS, GB, GIB
+from lessonkit.units import GB, GIB
 from lessonkit.vram import dtype_bytes, format_bytes, weights_bytes
+
+_GB = BY_UNIT["GB"]  # 04-weights answers in GB
 
 
 class NumberExercise(Exercise):
-    """An exercise whose answer is one number, in a stated `unit` ('GB', 'GiB', 'billion', 'x' or '') (lesson 04).
+    """An exercise whose answer is one number, in a stated `unit` or `Quantity` (lesson 04, every Check yourself).
 
-    Besides its target's traps, every answer is tried against the generic unit slips (`_unit_slips`).
+    `unit` is a memory unit ('GB', 'GiB', 'B'), 'billion' (parameters), 'x' (a speed-up), 'TFLOP/s', 'ms',
+    '%', 'n' (a matrix size) or '' (a plain number), or a `Quantity` of its own (a count of steps). The
+    quantity reads the answer, names it in every verdict and brings its generic slips; the number is judged
+    by the course's one rounding policy (`judging`).
     """
 
-    def __init__(self, id: str, *, unit: str, target: Callable[[], Target], **kwargs: Any) -> None:
+    def __init__(self, id: str, *, unit: str | Quantity, target: Callable[[], Target], **kwargs: Any) -> None:
         super().__init__(id, **kwargs)
-        if unit not in BYTE_UNITS and unit not in ("billion", "x", ""):
-            raise ValueError(f"unit must be a memory unit, 'billion', 'x' or '', got {unit!r}")
-        self.unit = unit
+        if isinstance(unit, str) and unit not in BY_UNIT:
+            raise ValueError(f"unit must be one of {sorted(BY_UNIT)} or a Quantity, got {unit!r}")
+        self.quantity = BY_UNIT[unit] if isinstance(unit, str) else unit
+        self.unit = self.quantity.unit
         self.target = target
-
-    def _read(self, answer: Any) -> tuple[float, str]:
-        """(value in self.unit, a note to add); may return INCORRECT through _WrongUnit."""
-        if self.unit == "billion":
-            return read_billions(answer)
-        if self.unit == "x":
-            return read_ratio(answer), ""
-        if self.unit:
-            value, given = read_memory(answer, self.unit)
-            if given is not None and given != self.unit:
-                raise _WrongUnit(value, given, self.unit)
-            return value, ""
-        value, words = read_number(answer, _("a number"))
-        if words:
-            raise Unreadable(
-                _("I could read the number {value:g}, but not {words!r}: give just the number.").format(
-                    value=value, words=words
-                )
-            )
-        return value, ""
 
     def _slips(self, target: Target) -> tuple[Trap, ...]:
         """The generic slips this exercise's answers are tried against."""
-        return _unit_slips(target.value, self.unit)
+        return self.quantity.slips(target.value)
 
     def _verdict(self, value: float) -> tuple[str, str]:
         """Judge a value already read in self.unit."""
-        shown = f"{value:g} {self.unit}".strip() if self.unit not in ("x", "") else f"{value:g}"
         target = self.target()
-        return judge_number(value, target, shown=shown, slips=self._slips(target), rounded_ok=self.unit == "x")
+        return judge_number(value, target, quantity=self.quantity, slips=self._slips(target))
 
     def _judge(self, answer: Any) -> tuple[str, str]:
         try:
-            value, note = self._read(answer)
-        except _WrongUnit as wrong:
+            value, note = self.quantity.read(answer)
+        except WrongUnit as wrong:
             return INCORRECT, self._wrong_unit(wrong)
         if value < 0:
-            return INCORRECT, _("{value:g} is negative, and this quantity cannot be.").format(value=value)
+            return INCORRECT, _("{shown} is negative, but {noun} cannot be.").format(
+                shown=self.quantity.show(value), noun=self.quantity.noun
+            )
         status, message = self._verdict(value)
         return status, text(message) + note
 
-    def _wrong_unit(self, wrong: _WrongUnit) -> str:
+    def _wrong_unit(self, wrong: WrongUnit) -> str:
         """Explain the unit; and when the amount, converted, is a known mistake, name that mistake too."""
-        converted = wrong.value * BYTE_UNITS[wrong.given] / BYTE_UNITS[wrong.asked]
+        converted = wrong.value * wrong.factor
         status, message = self._verdict(converted)
         message = text(message)
         if status == CORRECT:
@@ -113,18 +92,6 @@ class NumberExercise(Exercise):
 
     def _answer(self) -> float:
         return round(self.target().value, 4)
-
-
-class _WrongUnit(Exception):
-    def __init__(self, value: float, given: str, asked: str) -> None:
-        self.value, self.given, self.asked = value, given, asked
-        factor = BYTE_UNITS[given] / BYTE_UNITS[asked]
-        super().__init__(
-            _(
-                "you answered in {given}, but the question asks for {asked}. They are different units: "
-                "1 {given} = {factor:.6g} {asked}. Convert {value:g} {given} to {asked} and try again."
-            ).format(given=given, asked=asked, factor=factor, value=value)
-        )
 
 
 class ChoiceExercise(Exercise):
@@ -181,20 +148,32 @@ class ChoiceExercise(Exercise):
         return "\n".join(lines)
 
 
+# "CUDA Version: 12.2" as typed: the words before the number, matched once from the start (no end anchor).
+_CUDA_WORDS = re.compile(r"(?i)cuda(?:\s*version)?\s*:?")
+_THREE_PARTS = re.compile(r"\d+\.\d+\.\d+")
+
+
 class VersionExercise(NumberExercise):
-    """A version number such as 12.2 read off nvidia-smi's top line; a three-part one is the driver's (lesson 04)."""
+    """A version number such as 12.2 read off nvidia-smi's top line; a three-part one is the driver's (lesson 04).
+
+    A version is no measurement: it is right only exactly as printed, never by the rounding policy.
+    """
 
     def __init__(self, id: str, **kwargs: Any) -> None:
-        super().__init__(id, unit="", **kwargs)  # a version number has no unit
+        super().__init__(id, unit=VERSION_NUMBER, **kwargs)
 
     def _judge(self, answer: Any) -> tuple[str, str]:
         if isinstance(answer, str):
-            answer = re.sub(r"(?i)^\s*cuda(\s*version)?\s*:?\s*", "", answer)
-            if re.fullmatch(r"\s*\d+\.\d+\.\d+\s*", answer):
+            answer = _plain(answer).strip()
+            if len(answer) > MAX_CHARS:
+                return super()._judge(answer)  # refused by the reader, with its message
+            words = _CUDA_WORDS.match(answer)
+            answer = answer[words.end() :].strip() if words else answer
+            if _THREE_PARTS.fullmatch(answer):
                 return INCORRECT, _(
                     "{answer} has three parts, like the driver version: that is the driver's own "
                     "version number. The CUDA version is on the same line, further right."
-                ).format(answer=answer.strip())
+                ).format(answer=answer)
         return super()._judge(answer)
 
     def _slips(self, target: Target) -> tuple[Trap, ...]:
@@ -205,9 +184,8 @@ class VersionExercise(NumberExercise):
             Trap(
                 major,
                 lazy(
-                    "{major:g} is only the major version. A version has two parts, major.minor: give both, exactly "
-                    "as printed.",
-                    major=major,
+                    "that is only the major version. A version has two parts, major.minor: give both, exactly "
+                    "as printed."
                 ),
                 0,
             ),
@@ -215,17 +193,17 @@ class VersionExercise(NumberExercise):
 
     def _verdict(self, value: float) -> tuple[str, str]:
         """A version is right only exactly: 12.21 is not 12.2."""
-        target = replace(self.target(), rel_tol=1e-12)
+        target = replace(self.target(), exact=True)
         note = _note_text(target.note)
         if value == float(math.floor(target.value)) or value == target.value:
-            return judge_number(value, target, shown=f"{value:g}", slips=self._slips(target))
+            return judge_number(value, target, quantity=self.quantity, slips=self._slips(target))
         traps = [t for t in target.traps if close(value, t.value, t.rel_tol)]
         if not traps and math.floor(value) == math.floor(target.value):
             return INCORRECT, _(
                 "{value:g} has the right major version ({major}) but not the right minor one: read "
                 "the digits after the dot exactly as they are printed.{note}"
             ).format(value=value, major=math.floor(value), note=note)
-        return judge_number(value, target, shown=f"{value:g}", slips=self._slips(target))
+        return judge_number(value, target, quantity=self.quantity, slips=self._slips(target))
 
 
 class WeightsExercise(Exercise):
@@ -272,13 +250,14 @@ class WeightsExercise(Exercise):
                     example=example, got=describe_answer(answer)
                 )
             )
-        given = {str(k).strip().lower(): v for k, v in answer.items()}
-        if set(given) != set(self.dtypes):
+        keys = [_plain(k).strip().lower() if isinstance(k, str) else None for k in list(answer)[: MAX_ITEMS + 1]]
+        if len(answer) != len(self.dtypes) or set(keys) != set(self.dtypes):
             raise Unreadable(
                 _("I expected exactly the keys {keys}, like {example}, got {got}.").format(
-                    keys=list(self.dtypes), example=example, got=list(answer)
+                    keys=list(self.dtypes), example=example, got=describe_answer(list(answer)[:MAX_ITEMS])
                 )
             )
+        given = dict(zip(keys, answer.values()))
         if all(not_attempted(v) for v in given.values()):
             return NOT_ATTEMPTED, _("replace each `...` with a number of GB, then run this cell again.")
         lines, right_count = [], 0
@@ -295,8 +274,18 @@ class WeightsExercise(Exercise):
             if unit is not None and unit != "GB":
                 lines.append(_("{dtype}: you wrote {unit}; answer in GB (10**9 bytes).").format(dtype=dtype, unit=unit))
                 continue
-            target = Target(right, rel_tol=0.02, traps=self._traps(dtype, right), correct=lazy("right."))
-            status, message = judge_number(number, target, shown=f"{number:g} GB", slips=_unit_slips(right, "GB"))
+            if number < 0:
+                lines.append(
+                    _("{dtype}: {message}").format(
+                        dtype=dtype,
+                        message=_("{shown} is negative, but {noun} cannot be.").format(
+                            shown=_GB.show(number), noun=_GB.noun
+                        ),
+                    )
+                )
+                continue
+            target = Target(right, traps=self._traps(dtype, right), correct=lazy("right."))
+            status, message = judge_number(number, target, quantity=_GB, slips=_GB.slips(right))
             right_count += status == CORRECT
             lines.append(_("{dtype}: {message}").format(dtype=dtype, message=message))
         status = CORRECT if right_count == len(self.dtypes) else INCORRECT
@@ -322,8 +311,12 @@ class WeightsExercise(Exercise):
         return (*mistakes, *self.wrong_answers)
 
 
+_NOT_ALPHANUMERIC = re.compile(r"[^a-z0-9]")
+MAX_ITEMS = 20  # a dict or list answer longer than this is refused before it is read
+
+
 def _squash(name: str) -> str:
-    return re.sub(r"[^a-z0-9]", "", name.lower())
+    return _NOT_ALPHANUMERIC.sub("", _plain(name).lower())
 
 
 class GpuSetExercise(Exercise):
@@ -336,31 +329,36 @@ class GpuSetExercise(Exercise):
 
     def _resolve(self, name: Any) -> str:
         allowed = ", ".join(repr(g.key) for g in self.options)
-        if not isinstance(name, str) or not _squash(name):
+        if not isinstance(name, str) or len(name) > MAX_CHARS or not _squash(name):
             raise Unreadable(
                 _("I expected GPU names such as {allowed}, got {got}.").format(
                     allowed=allowed, got=describe_answer(name)
                 )
             )
         wanted = _squash(name)
-        hits = {g.key for g in self.options for n in (g.key, g.name, *g.torch_names) if wanted in _squash(n)}
+        names = {g.key: [_squash(n) for n in (g.key, g.name, *g.torch_names)] for g in self.options}
+        hits = {key for key, squashed in names.items() if any(wanted in n for n in squashed)}
         if not hits:
             raise Unreadable(
                 _("{name!r} matches none of the GPUs in the question: use their keys, {allowed}.").format(
-                    name=name, allowed=allowed
+                    name=_clip(name), allowed=allowed
                 )
             )
         if len(hits) > 1:
             raise Unreadable(
                 _("{name!r} matches more than one of the GPUs in the question: use their keys, {allowed}.").format(
-                    name=name, allowed=allowed
+                    name=_clip(name), allowed=allowed
                 )
             )
         return hits.pop()
 
     def _judge(self, answer: Any) -> tuple[str, str]:
-        if isinstance(answer, str):
-            answer = [part for part in answer.split(",") if part.strip()]
+        if isinstance(answer, str) and len(answer) <= MAX_CHARS:
+            answer = [part for part in _plain(answer).split(",") if part.strip()]
+        if isinstance(answer, (list, tuple, set, frozenset)) and len(answer) > MAX_ITEMS:
+            raise Unreadable(
+                _("I expected a list of GPU keys such as ['T4', 'L4'], got {got}.").format(got=describe_answer(answer))
+            )
         if not isinstance(answer, (list, tuple, set, frozenset)):
             raise Unreadable(
                 _("I expected a list of GPU keys such as ['T4', 'L4'], got {got}.").format(got=describe_answer(answer))

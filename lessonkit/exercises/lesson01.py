@@ -19,7 +19,7 @@ def _rounded_or_datasheet(sold: float) -> Lazy:
     """The message for a whole number that is both the rounded conversion and the datasheet's figure (lesson 01)."""
     less_mb = (_T4_BYTES - to_bytes(sold, "GB")) / 1e6
     return lazy(
-        "{sold:g} is a rounded answer: give one decimal. A whole number cannot tell your conversion apart from "
+        "that is rounded too far: give three significant digits. A whole number cannot tell your conversion apart from "
         "the datasheet's '{sold:g} GB' ({sold:g} × 10**9 bytes), which is a different amount: {less_mb:.0f} MB "
         "less than nvidia-smi's {mib} MiB. Margins that small decide whether a model fits (lesson 03), "
         "so convert exactly and keep the decimal.",
@@ -34,7 +34,6 @@ def _t4_gb_target() -> Target:
     sold = T4.memory_gb_sold
     return Target(
         _T4_BYTES / GB,
-        rel_tol=0.005,
         correct=lazy(
             "{mib} MiB × 2**20 bytes = {nbytes:,} bytes = {gb:.1f} GB (and exactly {gib:g} GiB).",
             mib=_T4_MIB,
@@ -46,12 +45,12 @@ def _t4_gb_target() -> Target:
             Trap(
                 gib,
                 lazy(
-                    "{gib:g} is the amount in GiB (2**30 bytes), or the loose '{gib:g} GB'. A GB is 10**9 bytes.",
+                    "that is the amount in GiB (2**30 bytes), or the loose '{gib:g} GB'. A GB is 10**9 bytes.",
                     gib=gib,
                 ),
             ),
             Trap(_T4_MIB / 1000, MIB_AS_MB),
-            Trap(float(sold), _rounded_or_datasheet(sold), 0.002),
+            Trap(float(sold), _rounded_or_datasheet(sold), 0),  # about the digits typed: exactly 16 only
             Trap(_T4_MIB / 1e9, MIB_AS_BYTES),
         ),
     )

@@ -2,38 +2,17 @@
 
 from __future__ import annotations
 
-import re
-from typing import Any
-
 from lessonkit.exercises.base import Exercise
-from lessonkit.exercises.display import INCORRECT
 from lessonkit.exercises.judging import Target, Trap
 from lessonkit.exercises.kinds import ChoiceExercise, NumberExercise
 from lessonkit.exercises.machine import recorded_run
 from lessonkit.gpus import find_gpu
-from lessonkit.i18n import _, lazy
+from lessonkit.i18n import lazy
 from lessonkit.timing import matmul_flops, tflops
 
 N = recorded_run()["n"]  # the matrix size of the recorded Colab T4 run that lesson 02 repeats
 RATE_MEDIAN_MS = 100  # 02-rate: the median the question gives for an N x N fp32 matmul on a T4, in ms
-
-
-class RateExercise(NumberExercise):
-    """A rate in TFLOP/s, bare or written with 'TFLOP/s'; an answer in GFLOP/s is named as such (lesson 02)."""
-
-    def __init__(self, id: str, **kwargs: Any) -> None:
-        super().__init__(id, unit="", **kwargs)  # a rate is no unit NumberExercise knows; the unit is read here
-
-    def _judge(self, answer: Any) -> tuple[str, str]:
-        if isinstance(answer, str):
-            written = re.fullmatch(r"\s*(\S+)\s*([gt])flop/?s\s*", answer, re.IGNORECASE)
-            if written and written.group(2).lower() == "g":
-                return INCORRECT, _(
-                    "you answered in GFLOP/s; the question asks for TFLOP/s (1 TFLOP/s = 1000 GFLOP/s)."
-                )
-            if written:
-                answer = written.group(1)
-        return super()._judge(answer)
+RATE_RUNS = 10  # 02-rate: the number of warm runs that median comes from
 
 
 def _rate_target() -> Target:
@@ -43,7 +22,6 @@ def _rate_target() -> Target:
     peak = find_gpu("T4").peak("fp32")
     return Target(
         right,
-        rel_tol=0.02,
         correct=lazy(
             "2 × {n}³ = {flops:,} FLOP in {seconds:g} s = {right:g} TFLOP/s. That is {percent:.0f}% of "
             "the T4's {peak:g} TFLOP/s FP32 peak (datasheet): below the peak, so the timing is "
@@ -60,8 +38,20 @@ def _rate_target() -> Target:
                 right / 2,
                 lazy("that counts n³ operations. Each step is a multiply and an add, 2 FLOP: a matmul is 2·n³."),
             ),
-            Trap(right * 1000, lazy("that is in GFLOP/s (10**9 FLOP/s). 1 TFLOP/s = 10**12 FLOP/s = 1000 GFLOP/s.")),
-            Trap(right * 1e12, lazy("that is in FLOP/s. Divide by 10**12 for TFLOP/s.")),
+            Trap(
+                right * RATE_RUNS,
+                lazy(
+                    "that divides the time by the {runs} runs. The median is already the time of one run.",
+                    runs=RATE_RUNS,
+                ),
+            ),
+            Trap(
+                right / RATE_RUNS,
+                lazy(
+                    "that multiplies the time by the {runs} runs. The median is already the time of one run.",
+                    runs=RATE_RUNS,
+                ),
+            ),
             Trap(
                 right / 1000,
                 lazy(
@@ -133,8 +123,9 @@ EXERCISES: list[Exercise] = [
             "Warm up, repeat, and report the median with its spread; report the cold first call separately."
         ),
     ),
-    RateExercise(
+    NumberExercise(
         "02-rate",
+        unit="TFLOP/s",
         title=lazy("TFLOP/s from a median"),
         target=_rate_target,
         hints=(

@@ -23,7 +23,6 @@ def _rtx4090_target() -> Target:
     sold = RTX_4090.memory_gb_sold
     return Target(
         right,
-        rel_tol=0.02,
         correct=lazy(
             "{mib} MiB = {memory:,} bytes; ÷ 2 bytes per fp16 parameter = {right:.1f} billion parameters.",
             mib=mib,
@@ -34,13 +33,14 @@ def _rtx4090_target() -> Target:
             Trap(
                 sold / 2,
                 lazy(
-                    "{half:g} is a whole number. If you rounded your result down, give one decimal instead. If "
-                    "you started from the box's '{sold:g} GB' or from {gib:.2f} GiB, start from the bytes: a "
-                    "billion fp16 parameters need 2 × 10**9 bytes, and a GiB is 2**30 bytes.",
+                    "that is a whole number. If you rounded your result down, give three significant digits "
+                    "instead. If you started from the box's '{sold:g} GB' or from {gib:.2f} GiB, start from the "
+                    "bytes: a billion fp16 parameters need 2 × 10**9 bytes, and a GiB is 2**30 bytes.",
                     half=sold / 2,
                     sold=sold,
                     gib=mib / 1024,
                 ),
+                0,  # about the digits typed: exactly 12 only (11.99 is the GiB slip, which has its own message)
             ),
             Trap(mib * 1e6 / 2 / 1e9, MIB_AS_MB),
             Trap(right / 2, lazy("that uses 4 bytes per parameter, which is fp32. fp16 takes 2 bytes.")),
@@ -62,7 +62,6 @@ _T4_CUDA_BYTES = colab_t4_cuda_total_memory()["value"]  # what CUDA reports on a
 def _train_target() -> Target:
     return Target(
         16.0,
-        rel_tol=0.02,
         correct=lazy(
             "2 (fp16 weights) + 2 (gradients) + 4 (fp32 master copy) + 8 (two AdamW moments) = 16 bytes "
             "per parameter, so 16 GB before activations.",
@@ -85,7 +84,21 @@ def _train_target() -> Target:
             Trap(8.0, lazy("that is weights, gradients and the fp32 master copy. AdamW also keeps two fp32 moments.")),
             Trap(
                 12.0,
-                lazy("that is the fp32 master copy and the two moments. The fp16 weights and gradients come on top."),
+                lazy(
+                    "that leaves 4 bytes per parameter out: the fp16 weights and gradients (2 + 2), or the fp32 "
+                    "master copy (4). Training keeps all five."
+                ),
+            ),
+            Trap(
+                14.0,
+                lazy("that leaves out the fp16 gradients: 2 bytes per parameter, one for every weight."),
+            ),
+            Trap(
+                20.0,
+                lazy(
+                    "that keeps the weights and gradients in fp32 (4 + 4). In mixed precision they are fp16: "
+                    "2 bytes each."
+                ),
             ),
             Trap(16e9 / GIB, lazy("that is in GiB (2**30 bytes); the question asks for GB (10**9 bytes).")),
         ),

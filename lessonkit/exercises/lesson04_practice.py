@@ -44,7 +44,6 @@ def _smi_target() -> Target:
     gib = mib * MIB / GIB
     return Target(
         gib,
-        rel_tol=0.01,
         correct=lazy(
             "{mib} MiB ÷ 1024 = {gib:g} GiB (that is {gb:.1f} GB).",
             mib=mib,
@@ -56,7 +55,7 @@ def _smi_target() -> Target:
             Trap(
                 float(T4.memory_gb_sold),
                 lazy(
-                    "{sold:g} is the datasheet's '{sold:g} GB'. Read the Memory-Usage column of the table.",
+                    "that is the datasheet's '{sold:g} GB'. Read the Memory-Usage column of the table.",
                     sold=T4.memory_gb_sold,
                 ),
                 0.002,
@@ -74,7 +73,7 @@ def _smi_target() -> Target:
             Trap(
                 float(SMI_USED_MIB),
                 lazy(
-                    "{smi_used_mib} MiB is the memory in use, the first number of Memory-Usage. The total is "
+                    "that is the memory in use, {smi_used_mib} MiB, the first number of Memory-Usage. The total is "
                     "the second.",
                     smi_used_mib=SMI_USED_MIB,
                 ),
@@ -88,7 +87,7 @@ def _cuda_target() -> Target:
     driver = float(".".join(SMI_DRIVER.split(".")[:2]))  # 535.104.05 typed as a number
     return Target(
         float(SMI_CUDA),
-        rel_tol=0.001,
+        exact=True,  # a version, read exactly as printed
         correct=lazy(
             "'CUDA Version: {smi_cuda}' in the top line is the newest CUDA this driver supports, not "
             "a CUDA you installed.",
@@ -98,17 +97,13 @@ def _cuda_target() -> Target:
             Trap(
                 driver,
                 lazy(
-                    "{driver:g} is the driver version ({smi_driver}). The CUDA version is further right.",
-                    driver=driver,
+                    "that is the driver version ({smi_driver}). The CUDA version is further right.",
                     smi_driver=SMI_DRIVER,
                 ),
             ),
             Trap(
                 _SMI_YEAR,
-                lazy(
-                    "{smi_year} is the year in the date above the table.",
-                    smi_year=_SMI_YEAR,
-                ),
+                lazy("that is the year in the date above the table."),
             ),
         ),
     )
@@ -119,7 +114,6 @@ def _a100_gb_target() -> Target:
     total = to_bytes(mib, "MiB")
     return Target(
         total / GB,
-        rel_tol=0.005,
         correct=lazy(
             "{mib} MiB × 2**20 = {total:,} bytes = {gb:.1f} GB, and exactly {gib} GiB.",
             mib=mib,
@@ -143,9 +137,8 @@ def _no_warmup_target() -> Target:
     cpu, cold, warm = recorded_seconds()
     return Target(
         cpu / cold,
-        rel_tol=0.03,
         correct=lazy(
-            "{cpu} s ÷ {cold} s = {cold_speedup:.1f}×: without warm-up, the first GPU call's start-up costs "
+            "{cpu} s ÷ {cold} s = {cold_speedup:.2f}×: without warm-up, the first GPU call's start-up costs "
             "are billed to the GPU, and the speed-up looks less than half of the warm {warm_speedup:.0f}×.",
             cpu=cpu,
             cold=cold,
@@ -280,7 +273,7 @@ EXERCISES: list[Exercise] = [
             lazy("Speed-up = CPU time ÷ the first GPU run's time."),
         ),
         explanation=lazy(
-            "{cpu_s} s ÷ {cold_s} s = {cold_speedup:.1f}×, instead of {cpu_s} ÷ {warm_s} = {warm_speedup:.0f}× "
+            "{cpu_s} s ÷ {cold_s} s = {cold_speedup:.2f}×, instead of {cpu_s} ÷ {warm_s} = {warm_speedup:.0f}× "
             "when warmed up.",
             cpu_s=CPU_S,
             cold_s=COLD_S,
@@ -289,7 +282,7 @@ EXERCISES: list[Exercise] = [
             warm_speedup=CPU_S / WARM_S,
         ),
         code="from lessonkit.reference import single_runs\n\nrun = single_runs()[0]\n"
-        f'answer = run["cpu_s"] / run["gpu_first_run_s"]   # {CPU_S / COLD_S:.1f}',
+        f'answer = run["cpu_s"] / run["gpu_first_run_s"]   # {CPU_S / COLD_S:.2f}',
     ),
     # device-agnostic code
     ChoiceExercise(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lessonkit.estimate import estimate, estimate_inference
+from lessonkit.estimate import DEFAULT_INFERENCE_TOKENS, estimate, estimate_inference
 from lessonkit.exercises.base import Exercise
 from lessonkit.exercises.judging import Target, Trap
 from lessonkit.exercises.kinds import ChoiceExercise, NumberExercise
@@ -15,19 +15,20 @@ CHAT_TOKENS = 32768  # the conversation of question 1: a quarter of Llama 3.1's 
 GEMMA_9B = find_model("gemma-2-9b")  # question 3: its row in the lesson's table for generating text in fp16
 
 
-def _chat() -> tuple[int, int, int]:
-    """(weights, KV cache, whole estimate) in bytes: Llama 3.1 8B, fp16, a CHAT_TOKENS conversation (lesson 05)."""
-    est = estimate_inference(LLAMA_8B, dtype="fp16", seq_len=CHAT_TOKENS)
+def _chat(tokens: int = CHAT_TOKENS) -> tuple[int, int, int]:
+    """(weights, KV cache, whole estimate) in bytes: Llama 3.1 8B, fp16, a `tokens` conversation (lesson 05)."""
+    est = estimate_inference(LLAMA_8B, dtype="fp16", seq_len=tokens)
     return est.breakdown["weights"], est.breakdown["kv_cache"], est.total
 
 
 def _chat_target() -> Target:
     """Question 1 of lesson 05: weights and KV cache of a long chat, in the language shown now."""
     weights, kv, total = _chat()
+    _weights, kv_default, total_default = _chat(DEFAULT_INFERENCE_TOKENS)  # Step 5's conversation, estimate's default
+    kv_per_token = kv / CHAT_TOKENS
     c = LLAMA_8B
     return Target(
         (weights + kv) / GIB,
-        rel_tol=0.01,
         correct=_(
             "weights {weights:.2f} GiB + KV cache {kv:.2f} GiB = {both:.2f} GiB. "
             "With the CUDA context and the temporary buffers the whole estimate is {total:.2f} GiB."
@@ -62,6 +63,33 @@ def _chat_target() -> Target:
             Trap(
                 (2 * weights + 2 * kv) / GIB,
                 _("that uses 4 bytes per value, which is fp32. fp16 takes 2 bytes."),
+            ),
+            Trap(
+                (weights + kv_default) / GIB,
+                _(
+                    "that is the KV cache of {default:,} tokens, Step 5's conversation and what `estimate_inference` "
+                    "assumes when it is given no `seq_len`. This conversation is {tokens:,} tokens long."
+                ).format(default=DEFAULT_INFERENCE_TOKENS, tokens=CHAT_TOKENS),
+                0.002,
+            ),
+            Trap(
+                total_default / GIB,
+                _(
+                    "that is Step 5's whole estimate for {default:,} tokens. The question asks for the weights and "
+                    "the KV cache of a {tokens:,}-token conversation."
+                ).format(default=DEFAULT_INFERENCE_TOKENS, tokens=CHAT_TOKENS),
+                0.002,
+            ),
+            Trap(
+                (weights + kv_per_token * 32000) / GIB,
+                _("that counts 32,000 tokens. The conversation has {tokens:,} tokens: 32K here means 2**15.").format(
+                    tokens=CHAT_TOKENS
+                ),
+                0.001,
+            ),
+            Trap(
+                kv / GIB,
+                _("that is the KV cache alone. Add the weights: the question asks for both together."),
             ),
         ),
     )
@@ -101,7 +129,6 @@ def _gemma_target() -> Target:
     need = _gemma()
     return Target(
         need / GB,
-        rel_tol=0.01,
         correct=_(
             "{gib:.2f} GiB × 2**30 = {need:,} bytes = {gb:.2f} GB. Compare the need with a "
             "listing in the same unit: a number in GiB looks about 7% smaller than the same memory in GB."

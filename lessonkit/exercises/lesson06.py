@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from lessonkit.exercises.base import Exercise
 from lessonkit.exercises.judging import Target, Trap
 from lessonkit.exercises.kinds import ChoiceExercise, NumberExercise
@@ -27,7 +29,6 @@ def _add_target() -> Target:
     right, bw = _ADD_TFLOPS, A100.bandwidth_gb_s
     return Target(
         right,
-        rel_tol=0.03,
         correct=_(
             "{bw:g} × 10**9 bytes/s ÷ 6 bytes per addition = {right:.2f} × 10**12 additions per second, "
             "{right:.2f} TFLOP/s: about {share:.1f}% of the {peak:g} TFLOP/s peak."
@@ -57,7 +58,8 @@ def _compute_bound_target() -> Target:
     right = _T4_N
     return Target(
         right,
-        rel_tol=0.03,
+        # also right: the first whole n at or past the ridge, and 3 × the ridge point as Step 6 prints it (217)
+        also=tuple({float(math.ceil(right)), 3.0 * round(_T4_RIDGE_FP16)} - {right}),
         correct=_(
             "the T4's fp16 ridge point is {ridge:.0f} FLOP/byte, and an fp16 matmul does n/3 FLOP "
             "per byte, so n/3 = {ridge:.0f} gives n ≈ {n:.0f}. Larger matmuls are compute-bound there."
@@ -137,7 +139,7 @@ EXERCISES: list[Exercise] = [
     NumberExercise(
         "06-bf16-add",
         title=lazy("best rate of a bf16 vector add"),
-        unit="",
+        unit="TFLOP/s",
         target=_add_target,
         hints=(
             lazy("A vector add is memory-bound: its rate is bandwidth × arithmetic intensity."),
@@ -163,7 +165,7 @@ EXERCISES: list[Exercise] = [
     NumberExercise(
         "06-t4-compute-bound",
         title=lazy("smallest compute-bound fp16 matmul on a T4"),
-        unit="",
+        unit="n",
         target=_compute_bound_target,
         hints=(
             lazy("Step 6 printed the T4's fp16 ridge point. Which n gives an fp16 matmul that intensity?"),

@@ -5,7 +5,15 @@ from __future__ import annotations
 from lessonkit.exercises.base import Exercise
 from lessonkit.exercises.judging import Target, Trap
 from lessonkit.exercises.kinds import ChoiceExercise, NumberExercise
+from lessonkit.exercises.quantities import Quantity
 from lessonkit.i18n import _, lazy
+
+STEPS = Quantity.count(
+    lazy("{value:g} steps"),
+    lazy("a number of steps"),
+    lazy("a number of optimizer steps, a whole number such as 50"),
+    ("steps", "step", "optimizer steps"),
+)
 
 # Lesson 07's training set and loader: 900 points in batches of 30, trained for 10 epochs in Step 3.
 TRAIN_POINTS = 900
@@ -19,7 +27,7 @@ def _steps_target() -> Target:
     """Question 4 of lesson 07: optimizer steps in the training run, in the language shown now."""
     return Target(
         float(_STEPS),
-        rel_tol=0.001,
+        exact=True,  # a count
         correct=_(
             "{points} points ÷ {batch} per batch = {per_epoch} steps per epoch; "
             "× {epochs} epochs = {steps} steps. One step is one batch: forward, loss, backward, update."
@@ -159,7 +167,7 @@ EXERCISES: list[Exercise] = [
     NumberExercise(
         "07-steps",
         title=lazy("optimizer steps in a training run"),
-        unit="",
+        unit=STEPS,
         target=_steps_target,
         hints=(
             lazy("One step is one batch. How many batches of 30 are there in 900 points?"),

@@ -6,6 +6,7 @@ from lessonkit.estimate.choices import TRAINING_RECIPES
 from lessonkit.exercises.base import Exercise
 from lessonkit.exercises.judging import Target, Trap
 from lessonkit.exercises.kinds import ChoiceExercise, NumberExercise
+from lessonkit.exercises.quantities import Quantity
 from lessonkit.i18n import _, lazy
 from lessonkit.units import DTYPE_BYTES, GB, GIB
 
@@ -35,13 +36,19 @@ _MIXED_GB = MIXED_PARAMS * _MIXED_PER_PARAM / GB
 # Question 1: an effective batch of 256 when only 32 examples fit at once.
 WANTED_BATCH, FITS = 256, 32
 _MICRO_BATCHES = WANTED_BATCH // FITS
+MICRO_BATCHES = Quantity.count(
+    lazy("{value:g} micro-batches"),
+    lazy("a number of micro-batches"),
+    lazy("a number of micro-batches, a whole number such as 4"),
+    ("micro-batches", "micro-batch", "microbatches", "microbatch", "micro batches"),
+)
 
 
 def _accumulation_target() -> Target:
     """Question 1 of lesson 09: micro-batches for an effective batch of 256, in the language shown now."""
     return Target(
         float(_MICRO_BATCHES),
-        rel_tol=0.001,
+        exact=True,  # a count
         correct=_(
             "{wanted} ÷ {fits} = {micro} micro-batches, each loss divided by "
             "{micro}, then one optimizer step. Memory: a batch of {fits}. Price: {micro} "
@@ -72,7 +79,6 @@ def _mixed_target() -> Target:
     w, g, m, s = (_MIXED[k] for k in ("weights", "gradients", "master", "moments"))
     return Target(
         _MIXED_GB,
-        rel_tol=0.02,
         correct=_(
             "{w:g} (bf16 weights) + {g:g} (bf16 gradients) + {m:g} (fp32 master copy) + {s:g} "
             "(two fp32 AdamW moments) = {per_param:g} bytes per parameter; × 3 × 10**9 = "
@@ -107,6 +113,11 @@ def _mixed_target() -> Target:
                 _("that is AdamW's two moments alone. The weights, the gradients and the master copy come on top."),
             ),
             Trap(
+                _MIXED_PER_PARAM,
+                _("that is the bytes per parameter. Multiply by the 3 × 10**9 parameters, then divide by 10**9."),
+                0,
+            ),
+            Trap(
                 MIXED_PARAMS * (2 * DTYPE_BYTES["fp32"] + m + s) / GB,
                 _(
                     "that keeps the weights and gradients in fp32 as "
@@ -121,7 +132,7 @@ EXERCISES: list[Exercise] = [
     NumberExercise(
         "09-accumulation",
         title=lazy("micro-batches for an effective batch of 256"),
-        unit="",
+        unit=MICRO_BATCHES,
         target=_accumulation_target,
         hints=(
             lazy("Each micro-batch holds as many examples as fit in memory at once. How many make the batch you want?"),

@@ -6,6 +6,7 @@ from lessonkit.exercises.base import Exercise
 from lessonkit.exercises.judging import Target, Trap
 from lessonkit.exercises.kinds import ChoiceExercise, NumberExercise
 from lessonkit.exercises.lesson09 import BYTES_PER_PARAM
+from lessonkit.exercises.quantities import Quantity
 from lessonkit.i18n import _, lazy
 from lessonkit.units import GB, GIB
 
@@ -23,6 +24,12 @@ _ZERO3_GB = _FULL_GB / SHARD_GPUS
 # Question 3: micro-batches of 16 per GPU, 4 accumulated, on 8 GPUs.
 MICRO, ACCUMULATE, DDP_GPUS = 16, 4, 8
 _EFFECTIVE = MICRO * ACCUMULATE * DDP_GPUS
+EXAMPLES = Quantity.count(
+    lazy("{value:g} examples"),
+    lazy("a number of examples"),
+    lazy("a number of examples, a whole number such as 100"),
+    ("examples", "example", "samples"),
+)
 
 
 def _straggler_target() -> Target:
@@ -30,7 +37,6 @@ def _straggler_target() -> Target:
     mean = (N_FAST * FAST_MS + SLOW_MS) / (N_FAST + 1)
     return Target(
         SLOW_MS,
-        rel_tol=0.02,
         correct=_(
             "the all-reduce needs every GPU's gradients, so each step ends when the slowest GPU is done: "
             "about {slow:g} ms, plus communication. The three fast GPUs wait about {wait:g} ms "
@@ -69,7 +75,6 @@ def _zero3_target() -> Target:
     stage2 = SHARD_PARAMS * (_P + (_G + _OS) / SHARD_GPUS) / GB
     return Target(
         _ZERO3_GB,
-        rel_tol=0.02,
         correct=_(
             "{per_param:g} bytes per parameter × 7 × 10**9 = {full:g} GB of model states, split "
             "8 ways: {per_gpu:g} GB per GPU, plus room to gather one layer's full weights at a time, plus "
@@ -109,6 +114,18 @@ def _zero3_target() -> Target:
                 ),
             ),
             Trap(
+                _P + _G + _OS,
+                _("that is the bytes per parameter. Multiply by the 7 × 10**9 parameters, then split over 8 GPUs."),
+                0,
+            ),
+            Trap(
+                SHARD_PARAMS * _P / GB / SHARD_GPUS,
+                _(
+                    "that is each GPU's eighth of the bf16 weights alone. Stage 3 splits all the model states: "
+                    "gradients, fp32 master copy and AdamW's moments too."
+                ),
+            ),
+            Trap(
                 SHARD_PARAMS * (_P + _G + _STATE["moments"]) / GB / SHARD_GPUS,
                 _(
                     "that forgets the fp32 master copy of the weights, 4 bytes per parameter that mixed "
@@ -123,7 +140,7 @@ def _effective_target() -> Target:
     """Question 3 of lesson 10: the effective batch with DDP and accumulation, in the language shown now."""
     return Target(
         float(_EFFECTIVE),
-        rel_tol=0.001,
+        exact=True,  # a count
         correct=_(
             "{micro} per micro-batch × {accumulate} micro-batches × {gpus} GPUs = {effective} "
             "examples behind every optimizer step."
@@ -145,6 +162,10 @@ def _effective_target() -> Target:
                 _("that is one micro-batch on one GPU. Multiply by the micro-batches and the GPUs."),
             ),
             Trap(
+                float(ACCUMULATE * DDP_GPUS),
+                _("that counts micro-batches, not examples: each micro-batch holds {micro}.").format(micro=MICRO),
+            ),
+            Trap(
                 float(MICRO + ACCUMULATE + DDP_GPUS),
                 _("that adds the three numbers. Each one multiplies the examples behind a step."),
             ),
@@ -156,7 +177,7 @@ EXERCISES: list[Exercise] = [
     NumberExercise(
         "10-straggler",
         title=lazy("one slow GPU among four"),
-        unit="",
+        unit="ms",
         target=_straggler_target,
         hints=(
             lazy("When can the all-reduce of the gradients finish?"),
@@ -202,7 +223,7 @@ EXERCISES: list[Exercise] = [
     NumberExercise(
         "10-effective-batch",
         title=lazy("effective batch with DDP and accumulation"),
-        unit="",
+        unit=EXAMPLES,
         target=_effective_target,
         hints=(
             lazy("How many examples does one GPU put behind each optimizer step?"),

@@ -19,7 +19,9 @@ The Chinese editions (issue 16): their lessons and handouts go through the same 
 JupyterLab each edition's lesson 01 is run, one answer is typed into its answer cell, and the check's
 feedback must be lessonkit's in that language; each edition's PDFs must embed the Noto Sans CJK face of
 its own script (SC or TC) and no other, and every character of its handouts must have a glyph in an
-installed font (no missing-glyph boxes); screenshots go to dist/e2e/ as well.
+installed font (no missing-glyph boxes); screenshots go to dist/e2e/ as well. A table in each edition
+(lessonkit.table, issue 28) is opened in JupyterLab, photographed and measured: its columns line up, and the same
+table as padded text, planted beside it, is measured as drifting.
 
 Not part of `make test` (the file name does not start with test_): `make e2e` builds the handouts,
 then runs `CHROMIUM=/usr/bin/chromium python -m pytest tests/e2e/lab_e2e.py -v`.
@@ -1014,3 +1016,139 @@ def test_chinese_handouts_have_a_glyph_for_every_character(browser_context, lang
         page.screenshot(path=str(SHOTS / f"handout_{language}_01.png"))
     finally:
         page.close()
+
+
+# --- tables that line up where the learner reads them (issue 28, item 3) ---------------------------------
+# A text table padded for a terminal (a Chinese character counted as two columns) does not line up in a browser,
+# where a Chinese character is about 1.67 monospace columns wide; lessonkit.table shows a table as HTML in the
+# notebook instead. Each edition's table is opened in JupyterLab, photographed, and its columns measured: every
+# column's cells must start (left-aligned) or end (right-aligned) at the same x, within a pixel and a half. The
+# same table as padded text, planted beside it, must fail the same measurement.
+
+COLUMN_EDGES = """(scope) => {
+    const edges = (range) => { const r = range.getBoundingClientRect(); return [r.left, r.right]; };
+    return Array.from(document.querySelectorAll(`${scope} .jp-Cell-outputArea`)).map((area) => {
+        const table = area.querySelector('table');
+        if (table) {
+            return Array.from(table.rows).map((row) => Array.from(row.cells).map((cell) => {
+                const range = document.createRange();
+                range.selectNodeContents(cell);
+                return edges(range);
+            }));
+        }
+        const pre = area.querySelector('pre');
+        if (!pre) return [];
+        const walker = document.createTreeWalker(pre, NodeFilter.SHOW_TEXT);
+        const nodes = [];
+        let all = '';
+        while (walker.nextNode()) { nodes.push([walker.currentNode, all.length]); all += walker.currentNode.data; }
+        const span = (from, to) => {  // the box of characters from..to of the <pre>'s text
+            const range = document.createRange();
+            const place = (offset, setter) => {
+                let node = nodes[0];
+                for (const n of nodes) if (n[1] <= offset) node = n;
+                setter.call(range, node[0], Math.min(offset - node[1], node[0].data.length));
+            };
+            place(from, range.setStart);
+            place(to, range.setEnd);
+            return edges(range);
+        };
+        const rows = [];
+        let start = 0;
+        for (const line of all.split('\\n')) {
+            const fields = [];
+            const field = /\\S+(?: \\S+)*/g;  // a field: words with single spaces between them
+            let m;
+            while ((m = field.exec(line))) fields.push(span(start + m.index, start + m.index + m[0].length));
+            rows.push(fields);
+            start += line.length + 1;
+        }
+        return rows;
+    });
+}"""
+
+
+def misaligned(rows: list[list[list[float]]], tolerance: float = 1.5) -> list[str]:
+    """The columns of a measured table whose cells neither start nor end at one x (within `tolerance` px)."""
+    counts = [len(r) for r in rows if r]
+    if not counts:
+        return ["no table found"]
+    columns = max(set(counts), key=counts.count)  # the table's rows; a title or a note has another count
+    body = [r for r in rows if len(r) == columns]
+    found = []
+    for j in range(columns):
+        lefts, rights = [r[j][0] for r in body], [r[j][1] for r in body]
+        spread = min(max(lefts) - min(lefts), max(rights) - min(rights))
+        if spread > tolerance:
+            found.append(f"column {j + 1} of {columns}: its cells' edges are {spread:.1f} px apart")
+    return found
+
+
+def edition_table(language: str):
+    """Lesson 03's budget table (how much of a T4 is left for Llama 3 8B's fp16 weights) in the edition's words."""
+    import lessonkit
+    from lessonkit.table import table
+
+    words = {
+        "zh-Hans": (("预算", "GB", "放下 8B 权重后", "结果"),
+                    ("nvidia-smi 总量（15360 MiB）", "Colab 上 CUDA 报告的总量", "CUDA 总量减去 400 MiB 上下文"),
+                    ("还剩", "不够")),
+        "zh-Hant": (("預算", "GB", "放下 8B 權重後", "結果"),
+                    ("nvidia-smi 總量（15360 MiB）", "Colab 上 CUDA 回報的總量", "CUDA 總量扣掉 400 MiB 上下文"),
+                    ("還剩", "不夠")),
+    }[language]  # fmt: skip
+    (head, labels, (left, short)) = words
+    lessonkit.set_language(language)
+    try:
+        return table(
+            [
+                (labels[0], "16.11 GB", "43 MiB", left),
+                (labels[1], "15.84 GB", "214 MiB", short),
+                (labels[2], "15.42 GB", "614 MiB", short),
+            ],
+            head=head,
+        )
+    finally:
+        lessonkit.set_language("en")
+
+
+@pytest.mark.parametrize("language", CHINESE)
+def test_an_editions_table_lines_up_in_jupyterlab(lab, reader, language: str):
+    """lessonkit's HTML table lines up in JupyterLab; the same table as padded text (planted) does not."""
+    shown = edition_table(language)
+    data = {"text/html": shown._repr_html_(), "text/plain": str(shown)}
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_code_cell("table(rows, head=head)", outputs=[nbformat.v4.new_output("display_data", data)]),
+            nbformat.v4.new_code_cell("print(table(rows, head=head))", outputs=[
+                nbformat.v4.new_output("stream", name="stdout", text=str(shown) + "\n")
+            ]),  # planted: the text a terminal lines up
+        ],
+        metadata={"language": language},
+    )  # fmt: skip
+    served = f"tables/{language}.ipynb"
+    (lab["root"] / "tables").mkdir(exist_ok=True)
+    nbformat.write(nb, lab["root"] / served)
+    widget = reader.evaluate(OPEN, served)
+    scope = f"#{widget} .jp-Notebook"
+    try:
+        reader.wait_for_function(
+            "(scope) => document.querySelector(`${scope} .jp-Cell-outputArea table`) && "
+            "document.querySelectorAll(`${scope} .jp-Cell-outputArea pre`).length >= 1",
+            arg=scope,
+            timeout=60_000,
+        )
+        reader.wait_for_timeout(500)  # the fonts settle
+        no_kernel = reader.locator(".jp-Dialog button", has_text="No Kernel")  # only stored outputs are read
+        if no_kernel.count():
+            no_kernel.first.click()
+        reader.screenshot(path=str(SHOTS / f"lab_table_{language}.png"))
+        html_rows, text_rows = reader.evaluate(COLUMN_EDGES, scope)
+    finally:
+        reader.evaluate(CLOSE, widget)
+        end_sessions(lab, served)
+    assert len(html_rows) == 4 and all(len(r) == 4 for r in html_rows), html_rows
+    assert misaligned(html_rows) == [], f"{language}: lessonkit's HTML table does not line up in JupyterLab"
+    planted = misaligned(text_rows)
+    assert planted, f"{language}: the padded text table lined up: the measurement cannot tell (see {SHOTS})"
+    assert any(p.startswith("column 2 of 4") for p in planted), planted

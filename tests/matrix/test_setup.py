@@ -50,9 +50,17 @@ def setup(python: Path | str, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([str(python), SCRIPT, *args], capture_output=True, text=True, timeout=300)
 
 
+def made(venv: Path) -> None:
+    """The stamp make_venv.py writes into a folder before it makes an environment there."""
+    venv.mkdir(parents=True, exist_ok=True)
+    (venv / make_venv.MADE).write_text(make_venv.MADE_TEXT)
+
+
 def fake_venv(path: Path, *, stamp: bool = True) -> Path:
-    """A complete-looking environment: pyvenv.cfg, the stamp, and a bin/python that runs this test's Python."""
+    """A complete-looking environment that make setup made: pyvenv.cfg, its stamps, and a bin/python that runs
+    this test's Python."""
     (path / "bin").mkdir(parents=True)
+    made(path)
     (path / "pyvenv.cfg").write_text(f"home = {Path(sys.executable).parent}\n")
     wrapper = path / "bin" / "python"
     wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
@@ -97,6 +105,7 @@ def test_an_old_python_gets_one_line_and_no_venv(tmp_path, version):
 def test_the_message_names_the_command_the_learner_ran_and_leaves_an_old_venv_alone(tmp_path):
     old = python("3.9")
     venv = tmp_path / "venv"
+    made(venv)  # make setup made it, with that old Python
     subprocess.run([str(old), "-m", "venv", "--without-pip", str(venv)], check=True)
     done = setup(old, "--venv", str(venv), "--goal", "lab")
     assert done.returncode == 2 and done.stdout == ""
@@ -138,6 +147,7 @@ def broken(venv: Path, kind: str) -> None:
     elif kind == "no stamp":
         fake_venv(venv, stamp=False)
     elif kind == "interrupted before pyvenv.cfg":
+        made(venv)
         (venv / "bin").mkdir(parents=True)
         (venv / "lib").mkdir()
 
@@ -169,16 +179,69 @@ def test_a_folder_that_is_not_a_venv_is_never_deleted(tmp_path):
     folder.mkdir()
     (folder / "thesis.tex").write_text("three years")
     done = setup(sys.executable, "--venv", str(folder), "--requirements", empty_requirements(tmp_path))
-    assert done.returncode == 2 and "not a virtual environment (it has no pyvenv.cfg): not touching it" in done.stderr
+    assert done.returncode == 2 and "not a virtual environment that make setup made" in done.stderr
+    assert "not touching it" in done.stderr
     assert (folder / "thesis.tex").read_text() == "three years"
+
+
+def thesis_folder(path: Path) -> Path:
+    """What issue 25 found deleted: bin/ and lib/ (as in a venv, or ~/.local) and a thesis under share/."""
+    for name in ("bin", "lib", "share/notes"):
+        (path / name).mkdir(parents=True)
+    (path / "share" / "notes" / "thesis.txt").write_text("three years")
+    return path
+
+
+@pytest.mark.parametrize("interpreter", ["this one", "3.9", "3.6"])  # 3.6: the oldest make_venv.py runs on
+def test_a_folder_shaped_like_a_half_made_venv_is_left_alone_and_described(tmp_path, interpreter):
+    folder = thesis_folder(tmp_path / "P")
+    runs = sys.executable if interpreter == "this one" else python(interpreter)
+    done = setup(runs, "--venv", str(folder), "--requirements", empty_requirements(tmp_path), "--warm-up", "")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert f"{folder} is not a virtual environment that make setup made" in done.stderr
+    assert "(it has no .made-by-make_venv stamp and no pyvenv.cfg); it holds bin/, lib/, share/" in done.stderr
+    assert (folder / "share" / "notes" / "thesis.txt").read_text() == "three years"
+    check = setup(runs, "--check", "--venv", str(folder))
+    assert check.returncode == 1 and "not a virtual environment that make setup made" in check.stdout
+
+
+def test_a_venv_made_some_other_way_is_left_alone(tmp_path):
+    venv = tmp_path / "venv"
+    without_pip(venv)  # `python3 -m venv --without-pip venv`, by hand: no stamp of make setup's
+    (venv / "my-notes.txt").write_text("mine")
+    done = setup(sys.executable, "--venv", str(venv), "--requirements", empty_requirements(tmp_path))
+    assert done.returncode == 2
+    assert "no .made-by-make_venv stamp: a virtual environment made some other way" in done.stderr
+    assert (venv / "my-notes.txt").exists() and (venv / "pyvenv.cfg").exists()
+
+
+def test_messages_speak_the_editions_language(tmp_path):
+    """make lab EDITION=zh-Hant passes the edition on: the learner reads setup's own lines in it (pip's stay
+    English)."""
+    folder = thesis_folder(tmp_path / "P")
+    hant = setup(sys.executable, "--venv", str(folder), "--lang", "zh-Hant", "--goal", "lab")
+    assert hant.returncode == 2 and "不是 make setup 建立的虛擬環境" in hant.stderr and "不會動它" in hant.stderr
+    hans = setup(python("3.9"), "--venv", str(tmp_path / "new"), "--lang", "zh-Hans", "--goal", "lab")
+    assert hans.returncode == 2 and "对本课程来说太旧" in hans.stderr
+    assert hans.stderr.strip().endswith("make PYTHON=python3.12 lab")
+    bad = setup(sys.executable, "--check", "--lang", "fr")
+    assert bad.returncode == 2 and "--lang must be one of en, zh-Hans, zh-Hant, got 'fr'" in bad.stderr
+
+
+def test_make_says_a_missing_python_in_the_editions_language(tmp_path):
+    done = make("lab", f"PYTHON={tmp_path / 'no-python'}", f"VENV={tmp_path / 'venv'}", "EDITION=zh-Hant")
+    assert done.returncode != 0
+    assert f"{tmp_path / 'no-python'} 在這裡無法執行，或者比 3.6 還舊" in done.stderr
+    assert done.stderr.splitlines()[0].endswith("make PYTHON=python3.12 lab")
 
 
 # --- repairing ---------------------------------------------------------------------------------------------
 
 
 def test_a_venv_left_without_pip_is_rebuilt_with_progress_and_a_time(tmp_path):
-    """The state a Ctrl-C in the first seconds of `make setup` leaves (and `python3 -m venv --without-pip`)."""
+    """The state a Ctrl-C in the first seconds of `make setup` leaves: its stamp, then a venv without pip."""
     venv = tmp_path / "venv"
+    made(venv)
     without_pip(venv)
     done = setup(sys.executable, "--venv", str(venv), "--requirements", empty_requirements(tmp_path), "--warm-up", "")
     assert done.returncode == 0, done.stdout + done.stderr
@@ -188,6 +251,16 @@ def test_a_venv_left_without_pip_is_rebuilt_with_progress_and_a_time(tmp_path):
     assert done.stdout.rstrip().splitlines()[-1].startswith("Setup took ")
     subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "--version"], check=True, capture_output=True)
     assert setup(sys.executable, "--check", "--venv", str(venv)).returncode == 0
+    assert (venv / make_venv.MADE).read_text() == make_venv.MADE_TEXT
+
+
+def test_a_venv_an_older_make_setup_made_is_still_ours_and_gets_the_stamp(tmp_path):
+    """Before the stamp existed, make setup left pyvenv.cfg and .installed: that venv is updated, and stamped."""
+    venv = fake_venv(tmp_path / "venv")
+    (venv / make_venv.MADE).unlink()
+    done = setup(sys.executable, "--venv", str(venv), "--requirements", empty_requirements(tmp_path), "--warm-up", "")
+    assert done.returncode == 0 and f"Updating {venv} in place" in done.stdout, done.stdout + done.stderr
+    assert (venv / make_venv.MADE).exists()
 
 
 def test_a_complete_venv_is_updated_in_place_and_a_cut_short_update_rebuilt_next_time(tmp_path):
@@ -231,7 +304,7 @@ def test_make_repairs_a_stamped_venv_that_broke(tmp_path, kind):
     venv = tmp_path / "venv"
     broken(venv, kind)
     assert (venv / ".installed").exists()
-    assert f'tools/make_venv.py --venv "{venv}" --goal "setup"' in planned_setup(venv)
+    assert 'tools/make_venv.py --venv "$VENV" --goal setup --lang "$EDITION"' in planned_setup(venv)
 
 
 # --- the floors ---------------------------------------------------------------------------------------------

@@ -1,0 +1,225 @@
+"""Full fine-tuning recipes named after what people run, with bytes per parameter and a source (lessons 08, 10).
+
+Every recipe keeps the same four model states the ZeRO paper counts (Rajbhandari et al. 2020,
+section 3.1, https://arxiv.org/abs/1910.02054; EleutherAI's Transformer Math 101): weights,
+gradients and AdamW's two moments, 16 bytes per parameter in mixed precision. What differs from
+framework to framework is the extras: an fp32 master copy, gradients kept in fp32 or copied to
+fp32 for the optimizer, and the scratch space of PyTorch's default (foreach) AdamW step.
+`bytes_per_parameter` adds them up for AdamW; the estimate counts the same parts at the moment
+each exists. Where a recipe runs on a CPU it is checked against measured tensors
+(tests/test_precision_modes.py); DeepSpeed, Megatron and FSDP2 need GPUs and are counted from
+their sources.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from lessonkit._checks import shown
+from lessonkit.units import DTYPE_BYTES
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """One way to hold a model's training state: dtypes, extras, the optimizer's implementation (lessons 08, 10).
+
+    weights: the parameters as the model holds them; grads: the gradients the optimizer reads;
+    master: an fp32 master copy (or None); master_grads: an fp32 copy of the gradients made for the
+    master step (DeepSpeed, Apex, Megatron in fp16); state: AdamW's moments; compute: the
+    activations' dtype (autocast: the copies it keeps of the weights too, see `autocast`); fused:
+    the optimizer updates in place (True), or PyTorch's default foreach step with a state-sized
+    scratch (False), or the estimate's `fused` setting decides (None).
+    """
+
+    key: str
+    label: str
+    framework: str
+    weights: str
+    grads: str
+    master: str | None
+    master_grads: bool
+    state: str
+    compute: str
+    fused: bool | None
+    source: str
+
+    @property
+    def autocast(self) -> bool:
+        """Whether the arithmetic runs under torch.autocast on fp32 weights (16-bit weight copies kept) (lesson 08)."""
+        return self.weights == "fp32" and self.compute != "fp32" and not self.key.startswith("fsdp2")
+
+    def __getitem__(self, key: str) -> object:
+        """recipe["weights"] as recipe.weights: the mapping these recipes were before they were named (lesson 08)."""
+        if key not in ("weights", "grads", "master", "state", "compute"):
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def bytes_per_parameter(self, fused: bool | None = None) -> dict[str, float]:
+        """Bytes per parameter with AdamW, part by part, the extras named apart (lesson 08).
+
+        The four model states add up to 16 in mixed precision; the extras are named on their own.
+        """
+        in_place = self.fused if fused is None else fused
+        parts = {
+            "weights": DTYPE_BYTES[self.weights],
+            "gradients": DTYPE_BYTES[self.grads],
+            "master_weights": 4.0 if self.master else 0.0,
+            "optimizer_state": 2 * DTYPE_BYTES[self.state],
+            "master_gradients": 4.0 if self.master_grads else 0.0,
+            "step_scratch": 0.0 if in_place else DTYPE_BYTES[self.state],
+        }
+        return parts
+
+    def total_bytes_per_parameter(self, fused: bool | None = None) -> float:
+        """The sum of bytes_per_parameter: 16 PyTorch AMP with fused AdamW, 18 Megatron, 20 DeepSpeed (lesson 08)."""
+        return sum(self.bytes_per_parameter(fused).values())
+
+
+_AMP = "https://docs.pytorch.org/docs/stable/amp.html"
+_ADAMW = "https://docs.pytorch.org/docs/stable/generated/torch.optim.AdamW.html"
+_TRAINER = (
+    "https://github.com/huggingface/transformers/blob/v5.17.0/src/transformers/training_args.py "
+    "(optim: adamw_torch_fused for torch>=2.8)"
+)
+_DEEPSPEED = (
+    "https://github.com/deepspeedai/DeepSpeed/blob/master/deepspeed/runtime/zero/stage_1_and_2.py "
+    "(single_partition_of_fp32_groups and their fp32 .grad); ZeRO paper section 3.1"
+)
+_MEGATRON = (
+    "https://github.com/NVIDIA/Megatron-LM/blob/main/docs/source/api-guide/dist_optimizer.md "
+    "(bytes per parameter: 20 fp16, 18 bf16 with fp32 main grads, 16 fp32)"
+)
+_FSDP2 = "https://docs.pytorch.org/docs/stable/distributed.fsdp.fully_shard.html (MixedPrecisionPolicy)"
+
+
+def _recipes() -> dict[str, Recipe]:
+    out = {
+        "fp32": Recipe(
+            "fp32",
+            "fp32, torch.optim.AdamW (foreach)",
+            "PyTorch",
+            "fp32",
+            "fp32",
+            None,
+            False,
+            "fp32",
+            "fp32",
+            None,
+            _ADAMW,
+        ),
+    }
+    for d in ("bf16", "fp16"):
+        out[d] = Recipe(
+            d, f"pure {d}, torch.optim.AdamW (state in {d})", "PyTorch", d, d, None, False, d, d, None, _ADAMW
+        )
+        out[f"amp_{d}"] = Recipe(
+            f"amp_{d}",
+            f"PyTorch AMP ({d} autocast) + fused AdamW",
+            "PyTorch / Hugging Face Trainer",
+            "fp32",
+            "fp32",
+            None,
+            False,
+            "fp32",
+            d,
+            True,
+            f"{_AMP}; {_ADAMW}; {_TRAINER}",
+        )
+        out[f"autocast_{d}"] = Recipe(
+            f"autocast_{d}",
+            f"PyTorch AMP ({d} autocast) + torch.optim.AdamW's default (foreach)",
+            "PyTorch",
+            "fp32",
+            "fp32",
+            None,
+            False,
+            "fp32",
+            d,
+            None,
+            f"{_AMP}; {_ADAMW}",
+        )
+        out[f"deepspeed_{d}"] = Recipe(
+            f"deepspeed_{d}",
+            f"DeepSpeed ZeRO mixed precision ({d}) + FusedAdam",
+            "DeepSpeed / Apex",
+            d,
+            d,
+            "fp32",
+            True,
+            "fp32",
+            d,
+            True,
+            _DEEPSPEED,
+        )
+        out[f"megatron_{d}"] = Recipe(
+            f"megatron_{d}",
+            f"Megatron-LM mixed precision ({d})",
+            "Megatron-LM",
+            d,
+            "fp32" if d == "bf16" else d,
+            "fp32",
+            d == "fp16",
+            "fp32",
+            d,
+            True,
+            _MEGATRON,
+        )
+        out[f"fsdp2_{d}"] = Recipe(
+            f"fsdp2_{d}",
+            f"FSDP2 mixed precision ({d} compute, fp32 sharded parameters) + torch.optim.AdamW (foreach)",
+            "PyTorch FSDP2",
+            "fp32",
+            "fp32",
+            None,
+            False,
+            "fp32",
+            d,
+            None,
+            f"{_FSDP2}; {_ADAMW}",
+        )
+        out[f"mixed_{d}"] = Recipe(
+            f"mixed_{d}",
+            f"mixed {d} with fp32 master weights, torch.optim.AdamW (foreach)",
+            "a hand-written loop",
+            d,
+            d,
+            "fp32",
+            True,
+            "fp32",
+            d,
+            None,
+            f"{_DEEPSPEED}; {_ADAMW}",
+        )
+    return out
+
+
+TRAINING_RECIPES = MappingProxyType(_recipes())
+# The default of full fine-tuning: what the Hugging Face Trainer runs with bf16=True on torch 2.8 and
+# later (fp32 parameters under torch.autocast, AdamW with fused=True): the 16 bytes per parameter of
+# the standard accounting and nothing more.
+DEFAULT_RECIPE = "amp_{dtype}"
+# The recipe each way of spreading a job over GPUs runs by default (lessonkit.estimate.sharding):
+# PyTorch DDP with AMP, DeepSpeed's ZeRO stages with its own mixed precision, FSDP2 with its policy.
+STRATEGY_RECIPES = MappingProxyType(
+    {
+        "ddp": "amp_{dtype}",
+        "zero1": "deepspeed_{dtype}",
+        "zero2": "deepspeed_{dtype}",
+        "zero3": "deepspeed_{dtype}",
+        "fsdp": "fsdp2_{dtype}",
+    }
+)
+
+
+def recipe_for(dtype: str, pattern: str = DEFAULT_RECIPE) -> str:
+    """The recipe key for a 16-bit dtype ('bf16' -> 'amp_bf16'); 'fp32' trains in fp32 (lesson 08).
+
+    pattern: DEFAULT_RECIPE or one of STRATEGY_RECIPES' values.
+    """
+    if not isinstance(dtype, str) or dtype not in ("bf16", "fp16", "fp32"):
+        raise ValueError(f"dtype must be one of ['bf16', 'fp16', 'fp32'], got {shown(dtype)}")
+    patterns = {DEFAULT_RECIPE, *STRATEGY_RECIPES.values()}
+    if not isinstance(pattern, str) or pattern not in patterns:
+        raise ValueError(f"pattern must be one of {sorted(patterns)}, got {shown(pattern)}")
+    return "fp32" if dtype == "fp32" else pattern.format(dtype=dtype)

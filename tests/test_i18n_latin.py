@@ -1,0 +1,102 @@
+"""Nothing English that a reader of a Chinese edition must read, in any stored output (issue 28, item 2).
+
+Every stored output of zh-Hans and zh-Hant (printed text, results as the browser shows them) is read for words in
+Latin letters; a word fails unless tools/i18n.py allows it: units, dtypes, Python's values, the names of the
+tools, products and companies (ALLOWED_LATIN, kept short, each kind with its reason), the names in lessonkit's
+own catalogs (GPUs, models, cloud providers) and the terms the glossary itself writes in Latin letters in that
+edition (LoRA, Tensor 核心). Code, addresses, file names and a gloss in brackets after the Chinese term are not
+words to translate; a few outputs quote another program's words or code exactly (VERBATIM_OUTPUTS, by cell id).
+
+The per-lesson tests FAIL until the lessons and lessonkit print those words in Chinese (lessonkit: English keys
+in code, lessonkit.i18n.Labels or pgettext where they are shown); the rest shows that the check finds what it must.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+
+import i18n  # noqa: E402  (tools/i18n.py)
+
+CASES = [(edition, lesson) for edition in i18n.EDITIONS for lesson in i18n.lessons()]
+IDS = [f"{edition}-{lesson.name[:2]}" for edition, lesson in CASES]
+
+
+@pytest.mark.parametrize(("edition", "lesson"), CASES, ids=IDS)
+def test_no_english_word_in_an_editions_outputs(edition, lesson):
+    found = i18n.latin_problems(edition, lesson)
+    assert not found, f"{len(found)} output cells show English:\n" + "\n".join(map(str, found))
+
+
+@pytest.fixture(scope="module")
+def allowed() -> frozenset[str]:
+    return i18n.allowed_latin("zh-Hans")
+
+
+@pytest.mark.parametrize(
+    ("text", "english"),
+    [
+        ("  43 MiB left over\n 214 MiB SHORT", ["left", "over", "SHORT"]),  # lesson 03's budget, issue 28
+        ("能放下：at most 54 张 GPU", ["at", "most"]),
+        ("Llama 3.1 8B 在 NVIDIA T4 上放不下，fp16 权重 14.96 GiB，bf16 也一样", []),
+        ("RunPod 的 RTX 4090，每小时 0.34 美元；A100-SXM4-80GB 与 Qwen2.5 7B", []),
+        ("把 `answer = ...` 换成你的答案；调用 torch.cuda.synchronize() 之后", []),
+        ("来源：https://docs.nvidia.com/cuda/ 和 reports/gpu-check.json、/proc/cpuinfo", []),
+        ("每个结果是一次点积（dot product）", []),  # a gloss after the Chinese term
+        ("点积 dot product", ["dot", "product"]),  # the same words as the text itself
+        ("time.time(): monotonic=False, world_size=2", []),
+        ("True False None 2048 个 token，4.0 tokens/s，CUDA/torch", []),
+        ("Tensor 核心，LoRA 和 GQA", []),  # the glossary's own Chinese terms keep them
+        ("shuffle=True 训练 epoch 1", ["epoch"]),  # zh-Hans' glossary writes 轮 for an epoch
+    ],
+)
+def test_the_words_a_reader_must_read_are_found(allowed, text, english):
+    assert i18n.latin_words(text, allowed) == english
+
+
+def test_each_edition_allows_its_own_glossary_terms():
+    assert "epoch" in i18n.allowed_latin("zh-Hant")  # its glossary writes epoch（輪）
+    assert "epoch" not in i18n.allowed_latin("zh-Hans")
+
+
+def test_the_allow_list_stays_short():
+    """Each kind of allowed word has its reason in tools/i18n.py; the list is not where English goes to hide."""
+    listed = [w for kind in i18n.ALLOWED_LATIN.values() for w in kind]
+    assert len(listed) == len(set(listed)) and len(listed) <= 100, len(listed)
+    assert len(i18n.VERBATIM_OUTPUTS) <= 8
+
+
+def test_a_planted_english_output_is_named_with_its_cell(tmp_path):
+    lesson = i18n.lessons()[0]
+    (tmp_path / "notebooks" / "zh-Hans").mkdir(parents=True)
+    shutil.copy(lesson, tmp_path / "notebooks" / lesson.name)
+    shutil.copytree(ROOT / "lessonkit" / "data", tmp_path / "lessonkit" / "data")
+    nb = nbformat.read(i18n.edition_path("zh-Hans", lesson), as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code" and c.id not in i18n.VERBATIM_OUTPUTS]
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs = []
+    code[1].outputs = [nbformat.v4.new_output("stream", name="stdout", text="预算 budget：43 MiB left over\n")]
+    code[2].outputs = [
+        nbformat.v4.new_output(
+            "display_data",
+            data={
+                "text/html": "<table><tr><td lang='en'>Warm-up</td><td>预热</td></tr></table><code>answer</code>",
+                "text/plain": "Warm-up · 预热 · answer",
+            },
+        )
+    ]
+    verbatim = next(c for c in nb.cells if c.id in i18n.VERBATIM_OUTPUTS)
+    verbatim.outputs = [nbformat.v4.new_output("stream", name="stdout", text="No running processes found\n")]
+    nbformat.write(nb, str(tmp_path / "notebooks" / "zh-Hans" / lesson.name))
+    found = [str(p) for p in i18n.latin_problems("zh-Hans", lesson, tmp_path)]
+    number = nb.cells.index(code[1]) + 1
+    where = f"zh-Hans {lesson.stem} cell {number} (id {code[1].id})"
+    assert found == [f"{where}: English in the output: budget, left, over"]
