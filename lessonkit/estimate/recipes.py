@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from lessonkit._checks import shown
+from lessonkit.i18n import Lazy, lazy
 from lessonkit.units import DTYPE_BYTES
 
 
@@ -33,8 +34,8 @@ class Recipe:
     """
 
     key: str
-    label: str
-    framework: str
+    label: str | Lazy  # shown in the language lessonkit speaks: str(recipe.label), or in a table
+    framework: str | Lazy
     weights: str
     grads: str
     master: str | None
@@ -97,7 +98,7 @@ def _recipes() -> dict[str, Recipe]:
     out = {
         "fp32": Recipe(
             "fp32",
-            "fp32, torch.optim.AdamW (foreach)",
+            lazy("fp32, torch.optim.AdamW (foreach)"),
             "PyTorch",
             "fp32",
             "fp32",
@@ -111,11 +112,21 @@ def _recipes() -> dict[str, Recipe]:
     }
     for d in ("bf16", "fp16"):
         out[d] = Recipe(
-            d, f"pure {d}, torch.optim.AdamW (state in {d})", "PyTorch", d, d, None, False, d, d, None, _ADAMW
+            d,
+            lazy("pure {dtype}, torch.optim.AdamW (state in {dtype})", dtype=d),
+            "PyTorch",
+            d,
+            d,
+            None,
+            False,
+            d,
+            d,
+            None,
+            _ADAMW,
         )
         out[f"amp_{d}"] = Recipe(
             f"amp_{d}",
-            f"PyTorch AMP ({d} autocast) + fused AdamW",
+            lazy("PyTorch AMP ({dtype} autocast) + fused AdamW", dtype=d),
             "PyTorch / Hugging Face Trainer",
             "fp32",
             "fp32",
@@ -128,7 +139,7 @@ def _recipes() -> dict[str, Recipe]:
         )
         out[f"autocast_{d}"] = Recipe(
             f"autocast_{d}",
-            f"PyTorch AMP ({d} autocast) + torch.optim.AdamW's default (foreach)",
+            lazy("PyTorch AMP ({dtype} autocast) + torch.optim.AdamW's default (foreach)", dtype=d),
             "PyTorch",
             "fp32",
             "fp32",
@@ -141,7 +152,7 @@ def _recipes() -> dict[str, Recipe]:
         )
         out[f"deepspeed_{d}"] = Recipe(
             f"deepspeed_{d}",
-            f"DeepSpeed ZeRO mixed precision ({d}) + FusedAdam",
+            lazy("DeepSpeed ZeRO mixed precision ({dtype}) + FusedAdam", dtype=d),
             "DeepSpeed / Apex",
             d,
             d,
@@ -154,7 +165,7 @@ def _recipes() -> dict[str, Recipe]:
         )
         out[f"megatron_{d}"] = Recipe(
             f"megatron_{d}",
-            f"Megatron-LM mixed precision ({d})",
+            lazy("Megatron-LM mixed precision ({dtype})", dtype=d),
             "Megatron-LM",
             d,
             "fp32" if d == "bf16" else d,
@@ -167,7 +178,10 @@ def _recipes() -> dict[str, Recipe]:
         )
         out[f"fsdp2_{d}"] = Recipe(
             f"fsdp2_{d}",
-            f"FSDP2 mixed precision ({d} compute, fp32 sharded parameters) + torch.optim.AdamW (foreach)",
+            lazy(
+                "FSDP2 mixed precision ({dtype} compute, fp32 sharded parameters) + torch.optim.AdamW (foreach)",
+                dtype=d,
+            ),
             "PyTorch FSDP2",
             "fp32",
             "fp32",
@@ -180,8 +194,8 @@ def _recipes() -> dict[str, Recipe]:
         )
         out[f"mixed_{d}"] = Recipe(
             f"mixed_{d}",
-            f"mixed {d} with fp32 master weights, torch.optim.AdamW (foreach)",
-            "a hand-written loop",
+            lazy("mixed {dtype} with fp32 master weights, torch.optim.AdamW (foreach)", dtype=d),
+            lazy("a hand-written loop"),
             d,
             d,
             "fp32",
