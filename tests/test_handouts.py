@@ -467,24 +467,24 @@ def test_a_planted_solution_fails_the_student_check(tmp_path: Path, monkeypatch)
 
 
 def test_a_demo_keeps_its_feedback_but_not_its_solution():
-    demo = EXERCISES["04-demo-kib"]
-    nb = new_notebook(cells=[new_code_cell('demo = EXERCISES["04-demo-kib"]\ndemo')])
-    wrong = new_code_cell("demo.check(1000)")
-    result = demo.check(1000, record=False)
+    demo = EXERCISES["04-smi-memory"]
+    nb = new_notebook(cells=[new_code_cell('demo = EXERCISES["04-smi-memory"]\ndemo')])
+    wrong = new_code_cell("demo.check(15360)")
+    result = demo.check(15360, record=False)
     wrong.outputs = [new_output("execute_result", data={"text/html": result._repr_html_(), "text/plain": str(result)})]
     shown = solution_cell(demo)
     shown.source = "demo.solution()"
     nb.cells += [wrong, shown]
     asked = handouts.asked_exercises(nb)
-    assert asked.checks == () and asked.demos == ("04-demo-kib",)
+    assert asked.checks == () and asked.demos == ("04-smi-memory",)
     student = handouts.student_notebook(nb, "04_x.ipynb")
     assert student.cells[1].outputs == wrong.outputs, "the demo's verdict is the lesson's own teaching"
     assert student.cells[2].outputs[0].data["text/html"] == handouts.WITHHELD
     page, _ = handouts.to_html(student, "04", "stamp")
     assert handouts.solution_leaks(page, demos=asked.demos) == []
     assert handouts.solution_leaks(page) == [  # were it not a demo
-        "04-demo-kib: a 'Not quite' verdict",
-        f"04-demo-kib: the feedback for 1000 ({result.status})",
+        "04-smi-memory: a 'Not quite' verdict",
+        f"04-smi-memory: the feedback for 15360 ({result.status})",
     ]
 
 

@@ -68,10 +68,13 @@ WRONG = [
         },
     ),
     (
-        "04-demo-kib",
-        1000,
-        "1000 bytes: that is a KB, the decimal kilobyte. The 'i' in KiB means binary: powers of 2.",
-        {"zh-Hans": "1000 字节：这是 1 KB，即十进制的千字节", "zh-Hant": "1000 位元組：這是 1 KB，即十進位的千位元組"},
+        "04-smi-memory",
+        15360,
+        "15360 GiB: that is the number as printed, in MiB. Convert it: 1 GiB = 1024 MiB.",
+        {
+            "zh-Hans": "15360 GiB：这是表格里印出的原始数值，单位是 MiB",
+            "zh-Hant": "15360 GiB：這是表格裡印出的原始數值，單位是 MiB",
+        },
     ),
 ]
 
@@ -205,19 +208,20 @@ def test_the_words_around_the_verdicts_are_chinese(edition):
 
 
 def test_english_boxes_are_unchanged_by_default():
-    ex = EXERCISES["04-demo-kib"]
-    assert str(ex.check(1000)) == (
-        "✗ Not quite (bytes in 1 KiB): 1000 bytes: that is a KB, the decimal kilobyte. The 'i' in KiB means"
-        "\nbinary: powers of 2."
+    ex = EXERCISES["04-smi-memory"]
+    assert str(ex.check(15360)) == (
+        "✗ Not quite (total memory in the nvidia-smi table): 15360 GiB: that is the number as printed, in"
+        "\nMiB. Convert it: 1 GiB = 1024 MiB."
     )
-    assert str(ex.hint(2)) == "💡 Hint 2 of 2 (bytes in 1 KiB): 1 KiB = 2**10 bytes."
+    assert str(ex.hint(2)) == (
+        "💡 Hint 2 of 2 (total memory in the nvidia-smi table): The table prints MiB. 1 GiB = 1024 MiB."
+    )
     assert str(ex.solution()) == (
-        "Solution (bytes in 1 KiB): 1 KiB = 2**10 = 1024 bytes; 1 KB = 1000 bytes.\n\n    answer = 2**10\n\n"
-        "The answer: 1024"
+        "Solution (total memory in the nvidia-smi table): Memory-Usage shows 0MiB / 15360MiB: the total is"
+        "\n15360 MiB = 15360 ÷ 1024 = 15 GiB.\n\n    answer = 15360 / 1024   # GiB\n\nThe answer: 15.0"
     )
-    assert "<b>✗ Not quite <span style='font-weight:normal'>(bytes in 1 KiB)</span>:</b> 1000 bytes: that" in (
-        ex.check(1000)._repr_html_()
-    )
+    title = "<span style='font-weight:normal'>(total memory in the nvidia-smi table)</span>"
+    assert f"<b>✗ Not quite {title}:</b> 15360 GiB: that" in ex.check(15360)._repr_html_()
     assert str(scoreboard("04")).startswith("0 of ")
 
 
@@ -233,52 +237,53 @@ def test_switching_back_to_english_gives_english_again():
 def test_every_text_field_takes_a_lazy_and_shows_plain_text():
     ex = NumberExercise(
         "99-lazy",
-        title=lazy("bytes in 1 KiB"),
-        unit="B",
+        title=lazy("total memory in the nvidia-smi table"),
+        unit="GiB",
         target=lambda: Target(
-            1024,
-            exact=True,
-            traps=(
-                Trap(1000, lazy("that is a KB, the decimal kilobyte. The 'i' in KiB means binary: powers of 2.")),
-            ),
-            correct=lazy("1 KiB = 2**10 = 1024 bytes."),
-            note=lazy("(Checked against {where}.)", where="a test"),
+            15,
+            traps=(Trap(15360, lazy("that is the number as printed, in MiB. Convert it: 1 GiB = 1024 MiB.")),),
+            correct=lazy("{mib} MiB ÷ 1024 = {gib:g} GiB (that is {gb:.1f} GB).", mib=15360, gib=15, gb=16.1),
+            note=lazy("that is the datasheet's '{sold:g} GB'. Read the Memory-Usage column of the table.", sold=16),
         ),
-        hints=(lazy("1 KiB = 2**10 bytes."),),
-        explanation=lambda: lazy("1 KiB = 2**10 = 1024 bytes; 1 KB = 1000 bytes."),
+        hints=(lazy("The table prints MiB. 1 GiB = 1024 MiB."),),
+        explanation=lambda: lazy("The table prints MiB. 1 GiB = 1024 MiB."),
         code=lazy("bytes_per_param = 2 + 2 + 4 + 4 + 4   # weights, gradients, master copy, two moments\n"
                   "answer = 1e9 * bytes_per_param / 1e9   # GB"),
     )  # fmt: skip
     lessonkit.set_language("zh-Hans")
-    wrong, right = ex.check(1000), ex.check(1024)
+    wrong, right = ex.check(15360), ex.check(15)
     assert (
         type(wrong.message) is str
-        and wrong.message.startswith("1000 字节：这是 1 KB")
-        and "（依据：a test。）" in wrong.message
+        and wrong.message.startswith("15360 GiB：这是表格里印出的原始数值")
+        and "这是规格表上的 '16 GB'。" in wrong.message
     )
     assert (
         type(ex.title) is str
-        and ex.title == "1 KiB 有多少字节"
-        and right.message.startswith("1 KiB = 2**10 = 1024 字节。")
+        and ex.title == "nvidia-smi 表格中的显存总量"
+        and right.message.startswith("15360 MiB ÷ 1024 = 15 GiB（也就是 16.1 GB）。")
     )
-    assert ex.hints == ("1 KiB = 2**10 字节。",) and type(ex.hint().text) is str
+    assert ex.hints == ("表格里显示的是 MiB。1 GiB = 1024 MiB。",) and type(ex.hint().text) is str
     solution = ex.solution()
     assert type(solution.explanation) is str and type(solution.code) is str and "# 权重、梯度" in solution.code
     assert all(type(n.message) is str for n in ex.teacher_notes())
     choice = ChoiceExercise(
-        "99-choice", title=lazy("CUDA on a Mac"), options={"A": lazy("It goes up, often to an impossible value."),
-        "B": lazy("It goes down.")}, answer="A", correct=lazy("right."), feedback={"B": lazy("It goes down.")},
-        hints=(lazy("It counts time, not cores."),), explanation=lazy("It goes down."),
+        "99-choice", title=lazy("CUDA on a Mac"), options={"A": lazy("Yes: reinstall PyTorch."),
+        "B": lazy("No, but you need to update the NVIDIA driver.")}, answer="A",
+        correct=lazy("Which GPU does a MacBook have?"), feedback={"B": lazy("Which company's GPUs does CUDA run on?")},
+        hints=(lazy("Which company's GPUs does CUDA run on?"),), explanation=lazy("Yes: reinstall PyTorch."),
     )  # fmt: skip
-    assert choice.options == {"A": "变大，常常大到不可能的数值。", "B": "变小。"} and choice.feedback == {"B": "变小。"}
-    assert choice.check("B").message == "B) 变小。" and choice.check("A").message == "正确。"
+    assert choice.options == {"A": "坏了：重新安装 PyTorch。", "B": "没坏，但你需要更新 NVIDIA 驱动程序。"}
+    assert choice.feedback == {"B": "CUDA 运行在哪家公司的 GPU 上？"}
+    assert choice.check("B").message == "B) CUDA 运行在哪家公司的 GPU 上？"
+    assert choice.check("A").message == "MacBook 里装的是什么 GPU？"
     assert str(choice).startswith("练习 '99-choice'：Mac 上的 CUDA。")
-    assert isinstance(Result(INCORRECT, lazy("It goes down.")).message, str)
+    assert isinstance(Result(INCORRECT, lazy("Yes: reinstall PyTorch.")).message, str)
     lessonkit.set_language("en")
-    assert ex.check(1000).message.startswith("1000 bytes: that is a KB") and ex.title == "bytes in 1 KiB"
-    assert choice.check("B").message == "B) It goes down." and ex.check(1000).message.endswith(
-        " (Checked against a test.)"
-    )
+    assert ex.check(15360).message.startswith("15360 GiB: that is the number as printed")
+    assert ex.title == "total memory in the nvidia-smi table"
+    assert choice.check("B").message == "B) Which company's GPUs does CUDA run on?"
+    note = " that is the datasheet's '16 GB'. Read the Memory-Usage column of the table."
+    assert ex.check(15360).message.endswith(note)
 
 
 @pytest.mark.parametrize("edition", EDITIONS)

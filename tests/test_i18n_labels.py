@@ -54,3 +54,18 @@ def test_a_labels_english_is_found_for_translation(tmp_path):
     assert catalogs.code_messages(tmp_path)[("planted table", "no regularisation")] == "lessonkit/planted.py:3"
     missing = catalogs.missing_messages("zh-Hant", tmp_path)
     assert any("planted.py:3" in line and "no regularisation" in line for line in missing)
+
+
+def test_the_lessons_table_words_are_shown_in_every_edition():
+    """lessonkit.labels.WORDS (lesson 03's one-word table labels): English keys, a Chinese label in each edition."""
+    from lessonkit.labels import WORDS
+
+    assert WORDS["model"] == "model" and WORDS["master copy"] == "fp32 master copy of the weights"
+    for edition in ("zh-Hans", "zh-Hant"):
+        lessonkit.set_language(edition)
+        try:
+            untranslated = [key for key in WORDS if not any("\u4e00" <= c <= "\u9fff" for c in WORDS[key])]
+        finally:
+            lessonkit.set_language("en")
+        assert untranslated == [], (edition, untranslated)
+    assert WORDS["model"] == "model"

@@ -26,6 +26,7 @@ LAYERS: dict[str, int] = {
     "progress": 0,
     "i18n": 0,  # the language lessonkit speaks (gettext catalogs in lessonkit/locale)
     "plotfont": 0,  # a CJK font for matplotlib when an edition sets its language (imports matplotlib lazily)
+    "labels": 0,  # the one-word labels of the lessons' tables, translated when shown
     "table": 0,  # a table as HTML in a notebook and aligned text elsewhere (the calculator, the exercises, lessons)
     # 1 catalogs: GPUs, models, glossary, recorded results, prices (JSON in lessonkit/data, read lazily)
     "gpus": 1,
@@ -48,6 +49,7 @@ LAYERS: dict[str, int] = {
     "gpu_tools": 3,  # the vendors' tools (nvidia-smi, amd-smi, rocm-smi), read for device and the doctor
     "_host": 3,  # what the OS says about this computer, for device and gpu_tools
     "timing": 3,
+    "precision": 3,  # TF32 for fp32 matmuls on or off, through the switch this PyTorch has
     "bytecount": 3,
     "transformer": 3,
     "spirals": 3,

@@ -3,18 +3,17 @@ by name, and lesson 09's question 2 kept with the mixed-precision scheme it asks
 
 from __future__ import annotations
 
-import ast
 import json
 import re
-from dataclasses import replace
 from pathlib import Path
 
 import nbformat
 import pytest
 
 import lessonkit
-from lessonkit.estimate import TABLE_WORDS, TRAINING_RECIPES, decode_speed
+from lessonkit.estimate import TRAINING_RECIPES, decode_speed
 from lessonkit.exercises import EXERCISES, lesson08, lesson09
+from lessonkit.labels import WORDS
 from lessonkit.models import ModelConfig
 from lessonkit.units import GB
 
@@ -30,19 +29,12 @@ def english_again():
     lessonkit.set_language("en")
 
 
-def _notebook_config() -> dict:
-    """The config.json dict lesson 08's Step 2 passes to ModelConfig.from_hf_config, read from the cell's source."""
-    (cell,) = [c for c in nbformat.read(LESSON_08, as_version=4).cells if "ModelConfig.from_hf_config(" in c.source]
-    call = next(n for n in ast.walk(ast.parse(cell.source)) if isinstance(n, ast.Call) and n.args)
-    return ast.literal_eval(call.args[0])
-
-
 def test_the_moe_of_lesson_08_is_the_published_qwen3_30b_a3b():
+    """Lesson 08's Step 2 and its question 3 read the config.json lessonkit keeps, as lesson 05 does."""
+    step_2 = [c.source for c in nbformat.read(LESSON_08, as_version=4).cells if "published_config(" in c.source]
+    assert len(step_2) == 1 and 'published_config("qwen3-30b-a3b")' in step_2[0]
     published = json.loads((ROOT / "tests" / "data" / "hf_configs" / "qwen3-30b-a3b.json").read_text("utf-8"))
-    assert _notebook_config() == lesson08.QWEN3_30B_A3B  # the lesson and its question 3 count the same model
-    assert {k: published[k] for k in lesson08.QWEN3_30B_A3B} == lesson08.QWEN3_30B_A3B
-    whole = ModelConfig.from_hf_config(published, name="Qwen3-30B-A3B")
-    assert replace(lesson08.MOE, sources=whole.sources) == whole  # the keys left out change nothing
+    assert lesson08.MOE == ModelConfig.from_hf_config(published, name="Qwen3-30B-A3B")
     assert (lesson08.MOE.n_params, lesson08.MOE.active_params) == (30_532_122_624, 3_353_032_704)  # SOURCES.md
 
 
@@ -82,10 +74,11 @@ def test_lesson_09s_question_2_counts_the_autocast_scheme_its_step_2_runs():
 
 @pytest.mark.parametrize("edition", ["zh-Hans", "zh-Hant"])
 def test_recipe_names_and_table_words_are_shown_in_the_readers_language(edition):
+    """Issue 28: lessons 08 and 09 show recipes and one-word table labels; each is Chinese in both editions."""
     english = {key: str(recipe.label) for key, recipe in TRAINING_RECIPES.items()}
     assert english["amp_bf16"] == "PyTorch AMP (bf16 autocast) + fused AdamW"
     lessonkit.set_language(edition)
     for key, recipe in TRAINING_RECIPES.items():
         shown = str(recipe.label)
         assert CJK.search(shown) and shown != english[key], (key, shown)
-    assert all(CJK.search(TABLE_WORDS[key]) for key in TABLE_WORDS)
+    assert all(CJK.search(WORDS[key]) for key in WORDS)

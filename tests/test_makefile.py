@@ -271,6 +271,7 @@ CASES = {
     "PYTHON": ["setup"],
     "CHROMIUM": ["chromium"],
     "GPU_CHECK_ARGS": ["gpu-check"],
+    "TORCH": ["setup"],
 }
 
 
@@ -280,7 +281,7 @@ def test_a_value_full_of_shell_code_runs_none_of_it(course, tmp_path, variable, 
     value, handed_on, canaries = planted(tmp_path, kind)
     name = variable.split("-")[0]
     args = [*CASES[variable], f"{name}={value}"]
-    if name == "PYTHON":
+    if name in ("PYTHON", "TORCH"):
         args.append(f"VENV={tmp_path / 'fresh-venv'}")  # an environment still to make, so the recipe runs
     # no apt-get on PATH: make chromium stops at "no apt-get" instead of installing anything
     bin_dir = tools_dir(tmp_path, "sh", "make", "test", "env", "cat", "rm", "printf", "uname", "sleep", "id", "touch")

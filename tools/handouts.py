@@ -504,7 +504,7 @@ class Asked:
     """Where a lesson asks its checked exercises (check cells by index) and which others it only uses (demos)."""
 
     checks: tuple[tuple[int, str], ...]  # (index of the check cell, exercise id), in order
-    demos: tuple[str, ...]  # ids its code uses without asking them (lesson 04's warm-up)
+    demos: tuple[str, ...]  # ids its code uses without asking them (a warm-up that shows its feedback)
 
     @property
     def ids(self) -> tuple[str, ...]:
@@ -657,7 +657,7 @@ def _teacher_cell(ex: Exercise) -> nbformat.NotebookNode:
 def teacher_notebook(nb: nbformat.NotebookNode, lesson: str) -> nbformat.NotebookNode:
     """The teacher edition of executed lesson `lesson` (NN_name.ipynb): all of it, notes after each check cell.
 
-    The lesson's exercises (lessonkit.exercises.exercises_for) that no check cell asks, its warm-up
+    The lesson's exercises (lessonkit.exercises.exercises_for) that no check cell asks, a warm-up
     demo among them, get their notes in an appendix at the end. Works on a copy.
     """
     nb = _copy(nb)
@@ -693,8 +693,8 @@ def solution_leaks(page: str, asked: Iterable[str] = (), demos: Iterable[str] = 
     """What `page` (a student handout) shows that it must not; empty when it is clean.
 
     It must show no `<details>` element and no exercise's worked solution (its "Solution (title):" box
-    or its explanation). Of the exercises that are not the lesson's demos (`demos`: lesson 04's
-    warm-up shows its own feedback on purpose), it must show no ✓/✗ verdict and none of the feedback
+    or its explanation). Of the exercises that are not the lesson's demos (`demos`: a warm-up that
+    shows its own feedback on purpose), it must show no ✓/✗ verdict and none of the feedback
     that their teacher notes list. Exercises in `asked` are named first in the report.
     """
     found = []

@@ -674,7 +674,6 @@ VERBATIM_OUTPUTS: dict[str, str] = {
     "21be8f30": "nvidia-smi's own report (lesson 01), as a learner's nvidia-smi prints it",
     "ac09e0d4": "nvidia-smi's own report (lesson 04's exercise reads it)",
     "a0fdfa7b": "nvidia-smi's own error message for a broken driver (lesson 01), to be recognised when it appears",
-    "6cd47aef": "the nvidia-smi command line lessonkit runs (lesson 01), to copy",
     "d6dc86b0": "the install and doctor command lines (lesson 01), to copy",
     "26e45f7e": "the Python source of the DDP worker (lesson 10), printed with inspect.getsource",
 }

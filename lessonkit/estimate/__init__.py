@@ -60,7 +60,7 @@ from lessonkit.estimate.inference import KV_DTYPES, InferenceJob, estimate_infer
 from lessonkit.estimate.lora import LoraJob, estimate_lora
 from lessonkit.estimate.recipes import DEFAULT_RECIPE, STRATEGY_RECIPES, Recipe, recipe_for
 from lessonkit.estimate.resolve import check_targets, lora_params, lora_projections, resolve_model
-from lessonkit.estimate.results import MODEL_STATE_PARTS, TABLE_WORDS, Estimate, Fit
+from lessonkit.estimate.results import MODEL_STATE_PARTS, Estimate, Fit
 from lessonkit.estimate.sharding import (
     STRATEGIES,
     GpusNeeded,
@@ -95,7 +95,6 @@ __all__ = [
     "QUANTIZED_DTYPES",
     "STRATEGIES",
     "STRATEGY_RECIPES",
-    "TABLE_WORDS",
     "TRAINING_RECIPES",
     "DecodeSpeed",
     "Estimate",

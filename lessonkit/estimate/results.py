@@ -6,39 +6,13 @@ import html
 from dataclasses import dataclass, field
 from typing import Any
 
-from lessonkit.i18n import Labels, _, lazy, pad, text
+from lessonkit.i18n import _, lazy, pad, text
 from lessonkit.memparts import PARTS
 from lessonkit.vram import format_bytes
 
 # The parts the ZeRO paper (Rajbhandari et al. 2020, https://arxiv.org/abs/1910.02054) calls model states:
 # parameters, gradients and optimizer states (its optimizer states include the fp32 master weights).
 MODEL_STATE_PARTS = ("weights", "quant_scales", "adapters", "master_weights", "optimizer_state", "gradients")
-
-# The words of the tables lessons 08 and 09 print around estimates and measurements, in the reader's language when
-# shown (lessonkit.table.table): TABLE_WORDS["measured"]. The parts of memory have their own labels (memparts.PARTS).
-TABLE_WORDS = Labels(
-    "a heading or a verdict in a memory table (lessons 08, 09)",
-    {
-        "batch": "batch",
-        "bytes": "bytes",
-        "bytes_per_param": "bytes per parameter",
-        "counted": "counted",
-        "different": "DIFFERENT",
-        "equal": "equal",
-        "estimated": "estimated",
-        "exact": "exact",
-        "fits": "fits",
-        "measured": "measured",
-        "model": "model",
-        "parameters": "parameters",
-        "peak": "peak",
-        "published": "published",
-        "recipe": "recipe",
-        "tokens": "tokens",
-        "too_big": "does not fit",
-        "total": "total",
-    },
-)
 
 # The moments the estimates consider, as a learner reads them; the moments' keys stay English.
 _MOMENT_NAMES = {

@@ -171,15 +171,3 @@ def _candidates(target: Target, slips: tuple[Trap, ...]) -> tuple[Trap, ...]:
         if not any(close(trap.value, k.value, k.rel_tol) for k in kept):
             kept.append(trap)
     return tuple(kept)
-
-
-def distinct_traps(traps: list[Trap], right: float | tuple[float, ...], rel_tol: float) -> tuple[Trap, ...]:
-    """Drop traps the right answer would catch, or that an earlier (more specific) trap catches (lesson 04)."""
-    rights = right if isinstance(right, tuple) else (right,)
-    kept: list[Trap] = []
-    for trap in traps:
-        if any(close(trap.value, r, rel_tol) for r in rights):
-            continue
-        if not any(close(trap.value, k.value, k.rel_tol) for k in kept):
-            kept.append(trap)
-    return tuple(kept)

@@ -2,37 +2,30 @@
 
 Each kind is an `Exercise` (see `base`) that says how to judge one kind of answer: one number
 (`NumberExercise`, with a `Target` and the `Trap`s around it, judged in `judging`), a letter
-(`ChoiceExercise`), a version number, a dict of GB per dtype, a set of GPUs.
+(`ChoiceExercise`), a set of GPUs (`GpuSetExercise`).
 """
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import replace
 from typing import Any
 
 from lessonkit.exercises.base import Exercise, Shown
-from lessonkit.exercises.display import CORRECT, INCORRECT, NOT_ATTEMPTED, Text
-from lessonkit.exercises.judging import Target, Trap, _candidates, _note_text, asks_for_hint, close, judge_number
-from lessonkit.exercises.quantities import BY_UNIT, VERSION_NUMBER, Quantity, WrongUnit
+from lessonkit.exercises.display import CORRECT, INCORRECT, Text
+from lessonkit.exercises.judging import Target, Trap, _candidates, asks_for_hint, judge_number
+from lessonkit.exercises.quantities import BY_UNIT, Quantity, WrongUnit
 from lessonkit.exercises.reading import (
     MAX_CHARS,
     Unreadable,
     _clip,
     _plain,
     describe_answer,
-    not_attempted,
     read_choice,
-    read_memory,
 )
 from lessonkit.gpus import find_gpu
-from lessonkit.i18n import _, lazy, text
-from lessonkit.units import GB, GIB
-from lessonkit.vram import dtype_bytes, format_bytes, weights_bytes
-
-_GB = BY_UNIT["GB"]  # 04-weights answers in GB
+from lessonkit.i18n import _, text
+from lessonkit.vram import format_bytes
 
 
 class NumberExercise(Exercise):
@@ -146,169 +139,6 @@ class ChoiceExercise(Exercise):
     def __str__(self) -> str:
         lines = [super().__str__()] + [f"  {letter}) {text}" for letter, text in self.options.items()]
         return "\n".join(lines)
-
-
-# "CUDA Version: 12.2" as typed: the words before the number, matched once from the start (no end anchor).
-_CUDA_WORDS = re.compile(r"(?i)cuda(?:\s*version)?\s*:?")
-_THREE_PARTS = re.compile(r"\d+\.\d+\.\d+")
-
-
-class VersionExercise(NumberExercise):
-    """A version number such as 12.2 read off nvidia-smi's top line; a three-part one is the driver's (lesson 04).
-
-    A version is no measurement: it is right only exactly as printed, never by the rounding policy.
-    """
-
-    def __init__(self, id: str, **kwargs: Any) -> None:
-        super().__init__(id, unit=VERSION_NUMBER, **kwargs)
-
-    def _judge(self, answer: Any) -> tuple[str, str]:
-        if isinstance(answer, str):
-            answer = _plain(answer).strip()
-            if len(answer) > MAX_CHARS:
-                return super()._judge(answer)  # refused by the reader, with its message
-            words = _CUDA_WORDS.match(answer)
-            answer = answer[words.end() :].strip() if words else answer
-            if _THREE_PARTS.fullmatch(answer):
-                return INCORRECT, _(
-                    "{answer} has three parts, like the driver version: that is the driver's own "
-                    "version number. The CUDA version is on the same line, further right."
-                ).format(answer=answer)
-        return super()._judge(answer)
-
-    def _slips(self, target: Target) -> tuple[Trap, ...]:
-        major = float(math.floor(target.value))
-        if major == target.value:
-            return ()
-        return (
-            Trap(
-                major,
-                lazy(
-                    "that is only the major version. A version has two parts, major.minor: give both, exactly "
-                    "as printed."
-                ),
-                0,
-            ),
-        )
-
-    def _verdict(self, value: float) -> tuple[str, str]:
-        """A version is right only exactly: 12.21 is not 12.2."""
-        target = replace(self.target(), exact=True)
-        note = _note_text(target.note)
-        if value == float(math.floor(target.value)) or value == target.value:
-            return judge_number(value, target, quantity=self.quantity, slips=self._slips(target))
-        traps = [t for t in target.traps if close(value, t.value, t.rel_tol)]
-        if not traps and math.floor(value) == math.floor(target.value):
-            return INCORRECT, _(
-                "{value:g} has the right major version ({major}) but not the right minor one: read "
-                "the digits after the dot exactly as they are printed.{note}"
-            ).format(value=value, major=math.floor(value), note=note)
-        return judge_number(value, target, quantity=self.quantity, slips=self._slips(target))
-
-
-class WeightsExercise(Exercise):
-    """Weight memory in GB of one model in several dtypes, answered as a dict (lesson 04)."""
-
-    def __init__(self, id: str, *, n_params: int, dtypes: tuple[str, ...], **kwargs: Any) -> None:
-        super().__init__(id, **kwargs)
-        self.n_params = n_params
-        self.dtypes = dtypes
-
-    def _expected(self) -> dict[str, float]:
-        return {d: weights_bytes(self.n_params, d) / GB for d in self.dtypes}
-
-    def _traps(self, dtype: str, right: float) -> tuple[Trap, ...]:
-        gb_per_byte = self.n_params / GB  # GB for 1 byte per parameter
-        traps = [Trap(right * GB / GIB, lazy("that is in GiB (2**30 bytes); the question asks for GB (10**9 bytes)."))]
-        for nbytes in (4, 2, 1, 0.5):
-            if nbytes == dtype_bytes(dtype):
-                continue
-            if nbytes == 4 and dtype == "int4":
-                message = lazy("4 bits is half a byte, not 4 bytes: int4 takes 0.5 bytes per parameter.")
-            elif nbytes == 1:
-                message = lazy(
-                    "that uses {nbytes:g} byte per parameter; {dtype} takes {takes:g}.",
-                    nbytes=nbytes,
-                    dtype=dtype,
-                    takes=dtype_bytes(dtype),
-                )
-            else:
-                message = lazy(
-                    "that uses {nbytes:g} bytes per parameter; {dtype} takes {takes:g}.",
-                    nbytes=nbytes,
-                    dtype=dtype,
-                    takes=dtype_bytes(dtype),
-                )
-            traps.append(Trap(nbytes * gb_per_byte, message))
-        return tuple(traps)
-
-    def _judge(self, answer: Any) -> tuple[str, str]:
-        example = "{" + ", ".join(f'"{d}": ...' for d in self.dtypes) + "}"
-        if not isinstance(answer, dict):
-            raise Unreadable(
-                _("I expected a dict of GB per dtype, like {example}, got {got}.").format(
-                    example=example, got=describe_answer(answer)
-                )
-            )
-        keys = [_plain(k).strip().lower() if isinstance(k, str) else None for k in list(answer)[: MAX_ITEMS + 1]]
-        if len(answer) != len(self.dtypes) or set(keys) != set(self.dtypes):
-            raise Unreadable(
-                _("I expected exactly the keys {keys}, like {example}, got {got}.").format(
-                    keys=list(self.dtypes), example=example, got=describe_answer(list(answer)[:MAX_ITEMS])
-                )
-            )
-        given = dict(zip(keys, answer.values()))
-        if all(not_attempted(v) for v in given.values()):
-            return NOT_ATTEMPTED, _("replace each `...` with a number of GB, then run this cell again.")
-        lines, right_count = [], 0
-        for dtype, right in self._expected().items():
-            value = given[dtype]
-            if not_attempted(value):
-                lines.append(_("{dtype}: not answered yet.").format(dtype=dtype))
-                continue
-            try:
-                number, unit = read_memory(value, "GB")
-            except Unreadable as problem:
-                lines.append(_("{dtype}: {message}").format(dtype=dtype, message=problem))
-                continue
-            if unit is not None and unit != "GB":
-                lines.append(_("{dtype}: you wrote {unit}; answer in GB (10**9 bytes).").format(dtype=dtype, unit=unit))
-                continue
-            if number < 0:
-                lines.append(
-                    _("{dtype}: {message}").format(
-                        dtype=dtype,
-                        message=_("{shown} is negative, but {noun} cannot be.").format(
-                            shown=_GB.show(number), noun=_GB.noun
-                        ),
-                    )
-                )
-                continue
-            target = Target(right, traps=self._traps(dtype, right), correct=lazy("right."))
-            status, message = judge_number(number, target, quantity=_GB, slips=_GB.slips(right))
-            right_count += status == CORRECT
-            lines.append(_("{dtype}: {message}").format(dtype=dtype, message=message))
-        status = CORRECT if right_count == len(self.dtypes) else INCORRECT
-        if status == CORRECT:
-            head = _("all three are right.")
-        else:
-            head = _("{right} of {total} right.").format(right=right_count, total=len(self.dtypes))
-        return status, head + "\n" + "\n".join(lines)
-
-    def _answer(self) -> dict[str, float]:
-        return {d: round(v, 3) for d, v in self._expected().items()}
-
-    def _common_mistakes(self) -> tuple[Any, ...]:
-        right = self._expected()
-        gb_per_byte = self.n_params / GB
-        mistakes = [
-            {d: round(v * GB / GIB, 3) for d, v in right.items()},  # GiB, not GB
-            {d: round(v * GB, 0) for d, v in right.items()},  # bytes, not GB
-            {d: round(2 * gb_per_byte, 3) for d in right},  # 2 bytes for every dtype
-        ]
-        if "int4" in right:  # 4 bits read as 4 bytes
-            mistakes.append({**{d: round(v, 3) for d, v in right.items()}, "int4": round(4 * gb_per_byte, 3)})
-        return (*mistakes, *self.wrong_answers)
 
 
 _NOT_ALPHANUMERIC = re.compile(r"[^a-z0-9]")

@@ -63,8 +63,9 @@ def _train_target() -> Target:
     return Target(
         16.0,
         correct=lazy(
-            "2 (fp16 weights) + 2 (gradients) + 4 (fp32 master copy) + 8 (two AdamW moments) = 16 bytes "
-            "per parameter, so 16 GB before activations.",
+            "16 bytes per parameter either way: 2 + 2 + 4 + 8 (16-bit weights and gradients, an fp32 master copy, "
+            "two fp32 AdamW moments) or 4 + 4 + 8 (torch.autocast: fp32 weights and gradients, two moments). "
+            "So 16 GB before activations.",
         ),
         traps=(
             Trap(
@@ -77,16 +78,17 @@ def _train_target() -> Target:
             Trap(
                 4.0,
                 lazy(
-                    "that covers the fp16 weights and gradients (or fp32 weights alone). Add the fp32 master "
-                    "copy and AdamW's two moments.",
+                    "that covers the 16-bit weights and gradients (or fp32 weights alone). Add AdamW's two moments "
+                    "and the fp32 master copy (with torch.autocast: the fp32 gradients).",
                 ),
             ),
-            Trap(8.0, lazy("that is weights, gradients and the fp32 master copy. AdamW also keeps two fp32 moments.")),
+            Trap(8.0, lazy("that leaves out AdamW's two fp32 moments: 8 more bytes per parameter.")),
             Trap(
                 12.0,
                 lazy(
-                    "that leaves 4 bytes per parameter out: the fp16 weights and gradients (2 + 2), or the fp32 "
-                    "master copy (4). Training keeps all five."
+                    "that leaves 4 bytes per parameter out. With 16-bit weights training keeps weights, gradients, "
+                    "an fp32 master copy and two moments (2 + 2 + 4 + 8); with torch.autocast, fp32 weights and "
+                    "gradients and two moments (4 + 4 + 8)."
                 ),
             ),
             Trap(
@@ -96,8 +98,8 @@ def _train_target() -> Target:
             Trap(
                 20.0,
                 lazy(
-                    "that keeps the weights and gradients in fp32 (4 + 4). In mixed precision they are fp16: "
-                    "2 bytes each."
+                    "that adds an fp32 master copy to fp32 weights and gradients (4 + 4 + 4 + 8). The copy is kept "
+                    "only for 16-bit weights (2 + 2 + 4 + 8); torch.autocast's fp32 weights need none (4 + 4 + 8)."
                 ),
             ),
             Trap(16e9 / GIB, lazy("that is in GiB (2**30 bytes); the question asks for GB (10**9 bytes).")),
@@ -138,9 +140,15 @@ EXERCISES: list[Exercise] = [
         target=_train_target,
         hints=(
             lazy("Step 7 of lesson 03 lists what training keeps per parameter. Add the bytes up."),
-            lazy("Weights and gradients in fp16, plus an fp32 master copy and two fp32 AdamW moments."),
+            lazy(
+                "16-bit weights and gradients plus an fp32 master copy, or (torch.autocast) fp32 weights and "
+                "gradients; either way plus two fp32 AdamW moments."
+            ),
         ),
-        explanation=lazy("2 + 2 + 4 + 4 + 4 = 16 bytes per parameter; × 10**9 parameters = 16 GB, before activations."),
+        explanation=lazy(
+            "2 + 2 + 4 + 8 = 16 bytes per parameter with 16-bit weights and an fp32 master copy, 4 + 4 + 8 = 16 "
+            "with torch.autocast; × 10**9 parameters = 16 GB, before activations."
+        ),
         code=lazy(
             "bytes_per_param = 2 + 2 + 4 + 4 + 4   # weights, gradients, master copy, two moments\n"
             "answer = 1e9 * bytes_per_param / 1e9   # GB"
@@ -195,7 +203,7 @@ EXERCISES: list[Exercise] = [
         },
         hints=(
             lazy(
-                "Is nvidia-smi's total what a program can use? Step 3 of lesson 03 compares it with what CUDA reports."
+                "Is nvidia-smi's total what a program can use? Step 5 of lesson 03 compares it with what CUDA reports."
             ),
             lazy("Besides the weights, what else must fit while a model runs? Step 5 and Step 7 of lesson 03 list it."),
         ),

@@ -1,7 +1,9 @@
-"""Notebook 04's warm-up and the lesson's own three exercises, with their targets (the rest: lesson04_practice).
+"""Notebook 04's exercises on the learner's own machine: picking the device, and their CPU-vs-GPU speed-up.
 
-Answers that depend on the learner's machine (their GPU's memory, their measured speed-up) are judged
-against that machine, and a CPU-only machine gets a stated fallback: a Colab T4, or the run recorded on one.
+The speed-up depends on the learner's machine, so it is judged against that machine: on a GPU the check times
+the same matmul itself, and a machine without a GPU gets a stated fallback, the run recorded on a Colab T4.
+The exercises on recorded figures (an nvidia-smi table, a timing trap, which GPUs hold a model) are in
+lesson04_practice.
 """
 
 from __future__ import annotations
@@ -13,25 +15,13 @@ import torch
 from lessonkit.exercises import machine
 from lessonkit.exercises.base import Exercise
 from lessonkit.exercises.display import CORRECT, INCORRECT, Text
-from lessonkit.exercises.judging import (
-    GPU_OVER_CPU,
-    MIB_AS_BYTES,
-    MIB_AS_MB,
-    Target,
-    Trap,
-    close,
-    distinct_traps,
-    judge_number,
-)
-from lessonkit.exercises.kinds import ChoiceExercise, NumberExercise
+from lessonkit.exercises.judging import GPU_OVER_CPU, Target, Trap, judge_number
+from lessonkit.exercises.kinds import ChoiceExercise
 from lessonkit.exercises.machine import SPEEDUP_N, recorded_run, recorded_seconds
 from lessonkit.exercises.quantities import SPEEDUP_FACTOR
-from lessonkit.gpus import GpuSpec, find_gpu
+from lessonkit.gpus import find_gpu
 from lessonkit.i18n import Lazy, _, lazy
-from lessonkit.reference import colab_t4_cuda_total_memory
 from lessonkit.timing import matmul_flops
-from lessonkit.units import GB, GIB, MIB
-from lessonkit.vram import format_bytes
 
 # Dense datasheet peaks of an H100 SXM for fp32 matmuls, from the GPU catalog (with its sources): the
 # ordinary cores, and TF32 Tensor Cores. No GPU the course meets is faster, so they bound any honest speed-up.
@@ -42,7 +32,6 @@ _H100_FP32_TFLOP_TEXT = lazy(
     fp32=_H100_FP32_TFLOPS,
     tf32=_H100_TF32_TFLOPS,
 )
-T4 = find_gpu(machine.FALLBACK_GPU)  # what a machine without a GPU is judged against
 
 
 SPEEDUP_BAND = 1.5  # the learner's warm median and the check's own, same matmul, same machine: within this factor
@@ -234,135 +223,37 @@ else:                      # a GPU: measure both sides here, warmed up and synch
 )
 
 
-def _catalog_gpu(fallback: bool) -> GpuSpec | None:
-    """The catalog entry of the GPU the memory comes from (the T4 fallback, or this GPU if the catalog knows it)."""
-    if fallback:
-        return T4
-    try:
-        return find_gpu(machine.device_memory(machine.pick_device()).name)
-    except ValueError:  # a GPU the catalog does not list
-        return None
-
-
-def _vram_target() -> Target:
-    memory, where, fallback = machine.memory_here()
-    right = memory / 2 / 1e9
-    traps, also = [], []
-    spec = _catalog_gpu(fallback)
-    if spec is not None and spec.kind == "cuda":  # this GPU's own slips: nvidia-smi's MiB read as GB, the datasheet
-        gib = spec.memory_mib_smi / 1024
-        also.append(spec.usable_bytes / 2 / 1e9)  # starting from nvidia-smi's total instead of CUDA's is right too
-        traps.append(
-            Trap(
-                gib / 2,
-                lazy(
-                    "that reads {mib} MiB as '{gib:g} GB'. It is {gib:g} GiB, which is "
-                    "{gb:.1f} GB: start from the bytes.",
-                    mib=spec.memory_mib_smi,
-                    gib=gib,
-                    gb=spec.usable_bytes / GB,
-                ),
-            )
-        )
-        traps.append(
-            Trap(
-                spec.memory_gb_sold / 2,
-                lazy(
-                    "that starts from the datasheet's '{sold:g} GB'. Start from the bytes "
-                    "your GPU reports, and keep three significant digits.",
-                    sold=spec.memory_gb_sold,
-                ),
-                0.002,
-            )
-        )
-    ram = machine.ram_here()
-    if ram:
-        traps.append(
-            Trap(
-                ram / 2 / 1e9,
-                lazy("that is half of this computer's RAM. A model on a GPU has to fit in the GPU's own memory."),
-            )
-        )
-    traps += [
-        Trap(
-            memory / 4 / 1e9,
-            lazy("that uses 4 bytes per parameter, which is fp32. The exercise asks for fp16: 2 bytes."),
-        ),
-        Trap(
-            memory / 1e9,
-            lazy("that is the memory in GB, not a number of parameters: each fp16 parameter takes 2 bytes."),
-        ),
-        Trap(memory / 2 / GIB, lazy("you divided by 2**30 (a GiB). A billion parameters is 10**9 of them.")),
-        Trap(memory / MIB * 1e6 / 2 / 1e9, MIB_AS_MB),
-        Trap(memory / MIB / 2 / 1e9, MIB_AS_BYTES),
-    ]
-    correct = lazy(
-        "{memory} ÷ 2 bytes = {right:.2f} billion fp16 parameters, weights only. The CUDA context, "
-        "the KV cache and activations need room too.",
-        memory=format_bytes(memory, "GB", 2),
-        right=right,
-    )
-    if fallback:  # lesson 03's honest figure, the total CUDA reports on a Colab T4, is right too
-        cuda = colab_t4_cuda_total_memory()["value"]
-        also.append(cuda / 2 / 1e9)
-        correct = lazy(
-            "{memory} ÷ 2 bytes = {right:.2f} billion fp16 parameters, weights only; from the {cuda} that "
-            "CUDA reports on a Colab T4 (lesson 03), {cuda_right:.2f} billion is right too. The CUDA context, "
-            "the KV cache and activations need room too.",
-            memory=format_bytes(memory, "GB", 2),
-            right=right,
-            cuda=format_bytes(cuda, "GB", 2),
-            cuda_right=cuda / 2 / 1e9,
-        )
-    also = [a for a in also if not close(a, right, 0.001)]
-    return Target(
-        right,
-        correct=correct,
-        traps=distinct_traps(traps, (right, *also), 0.003),
-        note=lazy(
-            "(Checked against {where}.)",
-            where=where,
-        ),
-        also=tuple(also),
-    )
-
-
-def _vram_explanation() -> Lazy:
-    memory, where, _ = machine.memory_here()
-    return lazy(
-        "Judged against {where}. Largest fp16 model = memory in bytes ÷ 2 bytes per parameter, "
-        "here {memory:,} ÷ 2 = {billions:.2f} billion parameters (weights only).",
-        where=where,
-        memory=memory,
-        billions=memory / 2 / 1e9,
-    )
-
-
-def _kib_target() -> Target:
-    return Target(
-        1024,
-        exact=True,  # a definition, not a measurement: 1024 exactly
-        correct=lazy("1 KiB = 2**10 = 1024 bytes."),
-        traps=(
-            Trap(1000, lazy("that is a KB, the decimal kilobyte. The 'i' in KiB means binary: powers of 2.")),
-            Trap(8192, lazy("that is the number of bits in 1 KiB (8 bits per byte). The question asks for bytes.")),
-            Trap(10, lazy("that is the power of 2: 1 KiB = 2**10 bytes. Work out 2**10."), 0),
-        ),
-    )
-
-
 EXERCISES: list[Exercise] = [
-    # a warm-up that shows how the exercises work
-    NumberExercise(
-        "04-demo-kib",
-        title=lazy("bytes in 1 KiB"),
-        unit="B",
-        target=_kib_target,
-        hints=(lazy("KiB is a binary unit: it counts in powers of 2."), lazy("1 KiB = 2**10 bytes.")),
-        explanation=lazy("1 KiB = 2**10 = 1024 bytes; 1 KB = 1000 bytes."),
-        code="answer = 2**10",
+    ChoiceExercise(
+        "04-device",
+        title=lazy("code that runs everywhere"),
+        options={
+            "A": 'device = torch.device("cuda")',
+            "B": 'device = torch.device("cuda" if torch.cuda.is_available() else "cpu")',
+            "C": 'device = torch.device("cuda" if torch.cuda.is_available() '
+            'else "mps" if torch.backends.mps.is_available() else "cpu")',
+            "D": 'device = torch.device("mps" if torch.backends.mps.is_available() else "cuda")',
+        },
+        answer="C",
+        correct=lazy(
+            "try CUDA, then Apple's MPS, then fall back to the CPU: it runs everywhere and uses the GPU "
+            "wherever there is one. That is what `pick_device()` does.",
+        ),
+        feedback={
+            "A": lazy(
+                "on a Mac or a CPU-only laptop there is no CUDA, so the first tensor sent there raises an error."
+            ),
+            "B": lazy("it runs everywhere, but on an Apple-silicon Mac it leaves the GPU (MPS) unused."),
+            "D": lazy("on a CPU-only laptop it picks CUDA, which is not there, and fails."),
+        },
+        hints=(
+            lazy(
+                "Try each snippet in your head on three machines: a Colab T4, an Apple-silicon Mac, a CPU-only laptop."
+            ),
+            lazy("Which one never asks for a device that isn't there, and never skips a GPU that is?"),
+        ),
+        explanation=lazy("Test for CUDA, then MPS, and fall back to the CPU (lessonkit's pick_device())."),
     ),
-    # the three exercises of the original lesson
     SpeedupExercise(
         "04-speedup",
         title=lazy("your CPU-vs-GPU speed-up"),
@@ -379,57 +270,5 @@ EXERCISES: list[Exercise] = [
         ),
         explanation=_speedup_explanation,
         code=_SPEEDUP_CODE,
-    ),
-    ChoiceExercise(
-        "04-colab",
-        title=lazy("what a Colab benchmark compares"),
-        options={
-            "A": lazy("Your laptop's CPU and Colab's T4."),
-            "B": lazy("Colab's CPU and Colab's T4."),
-            "C": lazy("Your laptop's GPU and Colab's T4."),
-            "D": lazy("Two T4s: the notebook sends both halves to the GPU."),
-        },
-        answer="B",
-        correct=lazy(
-            "every cell runs on Google's machine; your laptop only shows the page. Both halves ran on the "
-            "same machine, which is what makes the comparison fair.",
-        ),
-        feedback={
-            "A": lazy(
-                "your laptop only displays the notebook: every cell, the CPU half included, runs on Google's machine."
-            ),
-            "C": lazy("nothing runs on your laptop, its GPU included: Colab's cells run on Google's machine."),
-            "D": lazy("the CPU half multiplies CPU tensors, and `a @ b` runs where its tensors live: on the CPU."),
-        },
-        hints=(
-            lazy("Where does the Python code of a Colab notebook run?"),
-            lazy("A tensor created with `torch.randn(...)` lives in the memory of which machine?"),
-        ),
-        explanation=lazy(
-            "Colab runs every cell on a Google machine; the speed-up compares that machine's CPU and its T4."
-        ),
-    ),
-    NumberExercise(
-        "04-your-vram",
-        title=lazy("the largest fp16 model for your GPU"),
-        unit="billion",
-        target=_vram_target,
-        hints=(
-            lazy(
-                "`describe_device()` reports your GPU's total memory in bytes. No GPU? Use a Colab T4: "
-                "`find_gpu('T4').usable_bytes`.",
-            ),
-            lazy("fp16 takes 2 bytes per parameter: parameters = bytes ÷ 2. A billion is 10**9."),
-            lazy("In code: `max_params(memory_bytes, 'fp16') / 1e9`."),
-        ),
-        explanation=_vram_explanation,
-        code=lazy(
-            "from lessonkit.device import describe_device, pick_device\n"
-            "from lessonkit.gpus import find_gpu\nfrom lessonkit.vram import max_params\n\n"
-            "device = pick_device()\n"
-            "memory = describe_device(device).total_bytes if device.type != 'cpu' else None\n"
-            "memory = memory or find_gpu('T4').usable_bytes   # no GPU: a Colab T4\n"
-            "answer = max_params(memory, 'fp16') / 1e9"
-        ),
     ),
 ]

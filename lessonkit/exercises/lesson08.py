@@ -8,7 +8,7 @@ from lessonkit.exercises.base import Exercise
 from lessonkit.exercises.judging import Target, Trap
 from lessonkit.exercises.kinds import NumberExercise
 from lessonkit.i18n import _, lazy
-from lessonkit.models import ModelConfig, find_model
+from lessonkit.models import ModelConfig, find_model, published_config
 from lessonkit.units import GB, GIB
 
 LLAMA_8B = find_model("llama-3.1-8b")
@@ -20,24 +20,9 @@ FOREACH = TRAINING_RECIPES["autocast_bf16"]  # PyTorch AMP (bf16 autocast) + tor
 FUSED = TRAINING_RECIPES["amp_bf16"]  # the same with fused=True: the estimator's default, 16 bytes
 MASTER = TRAINING_RECIPES["mixed_bf16"]  # master weights with fp32 gradient copies and foreach: the old 24
 
-# Question 3: Step 2's mixture of experts. The keys of its config.json that decide its size
-# (https://huggingface.co/Qwen/Qwen3-30B-A3B/blob/main/config.json), as lesson 08 writes them.
-QWEN3_30B_A3B = {
-    "model_type": "qwen3_moe",
-    "vocab_size": 151936,
-    "hidden_size": 2048,
-    "num_hidden_layers": 48,
-    "num_attention_heads": 32,
-    "num_key_value_heads": 4,
-    "head_dim": 128,
-    "intermediate_size": 6144,
-    "num_experts": 128,
-    "num_experts_per_tok": 8,
-    "moe_intermediate_size": 768,
-    "tie_word_embeddings": False,
-    "max_position_embeddings": 40960,
-}
-MOE = ModelConfig.from_hf_config(QWEN3_30B_A3B, name="Qwen3-30B-A3B")
+# Question 3: Step 2's mixture of experts, from the config.json lessonkit keeps (as lesson 05 reads it).
+_QWEN3 = published_config("qwen3-30b-a3b")
+MOE = ModelConfig.from_hf_config(_QWEN3.config, name=_QWEN3.name)
 MOE_GPU, MOE_USERS = "H100_SXM", 2
 
 

@@ -1,6 +1,6 @@
-"""What the exercises measure on the learner's machine: GPU memory, RAM, matmul timings, TF32 (lesson 04).
+"""What the exercises measure on the learner's machine: its device, matmul timings, TF32 (lesson 04).
 
-Exercises call these through this module (`machine.memory_here()`), so tests can replace them.
+Exercises call these through this module (`machine.cpu_matmul_seconds()`), so tests can replace them.
 """
 
 from __future__ import annotations
@@ -11,14 +11,23 @@ from typing import Any
 import torch
 
 from lessonkit.device import device_memory, pick_device
-from lessonkit.gpus import find_gpu
-from lessonkit.i18n import _
+from lessonkit.precision import tf32_matmuls_allowed
 from lessonkit.reference import single_runs
 from lessonkit.timing import benchmark
-from lessonkit.vram import format_bytes
+
+# pick_device and device_memory are used through this module (`machine.pick_device()`), so tests can replace them.
+__all__ = [
+    "SPEEDUP_N",
+    "cpu_matmul_seconds",
+    "device_memory",
+    "gpu_matmul_seconds",
+    "pick_device",
+    "recorded_run",
+    "recorded_seconds",
+    "tf32_allowed",
+]
 
 SPEEDUP_N = 2048  # the matmul size of lesson 02's live CPU-vs-GPU comparison (Step 6)
-FALLBACK_GPU = "T4"  # judged against when there is no GPU here: a Colab T4, from the catalog
 _RECORDED_RUN = "colab-t4-seed-5000"  # the Colab T4 run recorded in the course's source material
 
 
@@ -31,33 +40,6 @@ def recorded_seconds() -> tuple[float, float, float]:
     """The recorded Colab T4 run's (CPU, first cold GPU, second warm GPU) seconds (lessons 02, 04)."""
     run = recorded_run()
     return run["cpu_s"], run["gpu_first_run_s"], run["gpu_second_run_s"]
-
-
-def memory_here() -> tuple[int, str, bool]:
-    """The GPU memory to judge against: (bytes, its source, whether it is the T4 fallback) (lesson 04).
-
-    The source is a phrase in the current language, for verdicts such as 'Checked against ...'.
-    """
-    device = pick_device()
-    reason = _("no GPU was found here")
-    if device.type in ("cuda", "mps"):
-        memory = device_memory(device)
-        if memory.total_bytes:
-            size = format_bytes(memory.total_bytes, "GiB", 2)
-            if device.type == "cuda":
-                where = _("this machine's {gpu}: {size}, as CUDA reports it")
-            else:
-                where = _("this machine's {gpu}: {size}, the most PyTorch recommends the Mac's GPU use")
-            return memory.total_bytes, where.format(gpu=memory.name, size=size), False
-        reason = _("this PyTorch cannot report the Mac GPU's memory")
-    t4 = find_gpu(FALLBACK_GPU)
-    where = _("a Colab T4's {mib} MiB (nvidia-smi), because {reason}").format(mib=t4.memory_mib_smi, reason=reason)
-    return t4.usable_bytes, where, True
-
-
-def ram_here() -> int | None:
-    """This computer's RAM in bytes, or None when unknown (lesson 04)."""
-    return device_memory("cpu").total_bytes
 
 
 @lru_cache(maxsize=1)
@@ -79,5 +61,6 @@ def gpu_matmul_seconds(device: torch.device) -> float:
 
 
 def tf32_allowed() -> bool:
-    """Whether PyTorch may run fp32 matmuls on TF32 Tensor Cores here (lesson 04)."""
-    return bool(torch.backends.cuda.matmul.allow_tf32)
+    """Whether PyTorch may run fp32 matmuls on TF32 Tensor Cores here (lesson 04), read through the switch this
+    PyTorch has (reading the old allow_tf32 flag raises once the new fp32_precision switch is set)."""
+    return tf32_matmuls_allowed()

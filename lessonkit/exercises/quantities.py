@@ -21,8 +21,8 @@ from lessonkit.units import BYTE_UNITS, GB, GIB, MIB
 MB = BYTE_UNITS["MB"]
 
 # the domains: which kind of thing a number is, and so which advice it may get
-MEMORY, PARAMETERS, SPEEDUP, RATE, TIME, SHARE, COUNT, SIZE, VERSION = (
-    "memory", "parameters", "speed-up", "rate", "time", "share", "count", "size", "version"
+MEMORY, PARAMETERS, SPEEDUP, RATE, TIME, SHARE, COUNT, SIZE = (
+    "memory", "parameters", "speed-up", "rate", "time", "share", "count", "size"
 )  # fmt: skip
 
 _ROUNDED = lazy(
@@ -39,7 +39,6 @@ _CLOSE = lazy(
     "at least three significant digits until the last step."
 )
 _CLOSE_COUNT = lazy("{shown} is close, but a count has to be exact: count again, one factor at a time.")
-_NOT_AS_PRINTED = lazy("{shown} is not the version printed there: read it exactly as it appears, major.minor.")
 
 
 class WrongUnit(Exception):
@@ -79,12 +78,12 @@ class Quantity:
 
     def rounded_message(self, shown: str) -> str:
         """What an answer rounded too far hears (the rounding policy of lesson 01)."""
-        rounded = {COUNT: _ROUNDED_COUNT, VERSION: _NOT_AS_PRINTED}.get(self.domain, _ROUNDED)
+        rounded = _ROUNDED_COUNT if self.domain == COUNT else _ROUNDED
         return text(rounded).format(shown=shown)
 
     def close_message(self, shown: str) -> str:
         """What a near miss hears: advice for this quantity only (bytes and MiB for memory, never for a speed)."""
-        advice = {MEMORY: _CLOSE_MEMORY, PARAMETERS: _CLOSE_MEMORY, COUNT: _CLOSE_COUNT, VERSION: _NOT_AS_PRINTED}
+        advice = {MEMORY: _CLOSE_MEMORY, PARAMETERS: _CLOSE_MEMORY, COUNT: _CLOSE_COUNT}
         return text(advice.get(self.domain, _CLOSE)).format(shown=shown)
 
     def read(self, answer: Any) -> tuple[float, str]:
@@ -209,13 +208,6 @@ PLAIN_NUMBER = Quantity(
     shown=lazy("{value:g}"),
     noun=lazy("this number"),
     expected=lazy("a number"),
-)
-VERSION_NUMBER = Quantity(
-    "",
-    VERSION,
-    shown=lazy("{value:g}"),
-    noun=lazy("a version number"),
-    expected=lazy("a version number, such as 11.8 or '11.8'"),
 )
 
 
