@@ -110,6 +110,7 @@ def _calls() -> dict[str, Callable[[], dict[str, Any]]]:
         "prices.kind_source": lambda: {"kind": "on_demand"},
         "reference.amd_smi_sample": lambda: {"key": "rocm_smi_json_rx7900xt"},
         "timing.format_seconds": lambda: {"seconds": 0.088},
+        "precision.tf32_matmuls": lambda: {"allowed": False},
         "timing.benchmark": lambda: {
             "fn": lambda: None,
             "device": "cpu",
@@ -331,6 +332,7 @@ EXEMPT = {
     "config.json's values are tested through hf_config_fields",
     "exercises.lesson11.tiny_add": "takes no arguments",
     "device.pick_device": "takes no arguments",
+    "precision.tf32_matmuls_allowed": "takes no arguments",
     "device.in_colab": "takes no arguments",
     "device.rocm_version": "takes no arguments",
     "distributed.ddp_worker": "runs inside a spawned process with arguments built by run_data_parallel",
