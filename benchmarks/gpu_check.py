@@ -42,6 +42,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from lessonkit.device import describe_device, synchronize  # noqa: E402
 from lessonkit.gpu_tools import nvidia_smi  # noqa: E402
 from lessonkit.gpus import PRECISIONS, GpuSpec, find_gpu  # noqa: E402
+from lessonkit.precision import tf32_matmuls  # noqa: E402
 from lessonkit.timing import benchmark, format_seconds, gb_per_s, tflops  # noqa: E402
 from lessonkit.units import DTYPES as DTYPE_TABLE  # noqa: E402
 from lessonkit.vram import format_bytes  # noqa: E402
@@ -124,13 +125,6 @@ def _triton_version() -> str | None:
     return getattr(triton, "__version__", "unknown")
 
 
-def _set_tf32(allow: bool) -> tuple[bool, bool]:
-    old = (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32)
-    torch.backends.cuda.matmul.allow_tf32 = allow
-    torch.backends.cudnn.allow_tf32 = allow
-    return old
-
-
 def matmul_rate(
     precision: str, n: int, device: torch.device, repeats: int = 10, m: int | None = None, k: int | None = None
 ) -> dict[str, Any]:
@@ -140,12 +134,8 @@ def matmul_rate(
     torch.manual_seed(0)  # random numbers made on the device itself: an 8192 x 8192 matrix is slow to make on a CPU
     a = torch.randn(m, k, device=device).to(DTYPES[precision])
     b = torch.randn(k, n, device=device).to(DTYPES[precision])
-    old = _set_tf32(precision == "tf32")
-    try:
-        label = f"{precision} {m}x{k}x{n}"
-        t = benchmark(lambda: a @ b, device=device, warmup=3, repeats=repeats, label=label)
-    finally:
-        torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = old
+    with tf32_matmuls(precision == "tf32"):  # PyTorch 2.9+'s fp32_precision switch, else the old allow_tf32 flag
+        t = benchmark(lambda: a @ b, device=device, warmup=3, repeats=repeats, label=f"{precision} {m}x{k}x{n}")
     return {"m": m, "n": n, "k": k, "median_s": t.median, "iqr_s": t.iqr, "tflops": tflops(2 * m * n * k, t.median)}
 
 

@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from lessonkit.device import describe_device, pick_device  # noqa: E402
+from lessonkit.precision import tf32_matmuls_allowed  # noqa: E402
 from lessonkit.timing import benchmark, matmul_flops, tflops  # noqa: E402
 
 DATA = ROOT / "lessonkit/data/reference_results.json"
@@ -62,7 +63,7 @@ def main() -> int:
         "driver": info.driver_version,
         "cpu": f"{platform.processor() or platform.machine()}, {torch.get_num_threads()} threads",
         "dtype": "fp32",
-        "tf32_allowed": bool(torch.backends.cuda.matmul.allow_tf32),
+        "tf32_allowed": tf32_matmuls_allowed(),
         "source": "benchmarks/record_reference.py (lessonkit.timing.benchmark: warm-up 3, 15 repeats)",
         "gpu_sweep": sweep(device, GPU_SIZES),
         "cpu_sweep": sweep(torch.device("cpu"), CPU_SIZES),

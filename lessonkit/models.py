@@ -4,14 +4,18 @@
 `find_model` looks one up by key, name or Hugging Face repo; `llama_like` gives the dense
 Llama-3-style shape the estimator assumes for a bare parameter count. The shape itself,
 `ModelConfig`, lives in lessonkit.modelshape (re-exported here, where the lessons import it from);
-`ModelConfig.from_hf_config` reads a Hugging Face config.json of the families in HF_MODEL_TYPES.
+`ModelConfig.from_hf_config` reads a Hugging Face config.json of the families in HF_MODEL_TYPES;
+`published_config` gives the few published config.json files a lesson reads offline
+(lessonkit/data/model_configs.json), each with where it came from.
 """
 
 from __future__ import annotations
 
+import copy
 import re
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import lru_cache
+from typing import Any
 
 from lessonkit._checks import check_number, shown
 from lessonkit._data import read_json
@@ -98,6 +102,41 @@ def find_model(name: str) -> ModelConfig:
         f"name {name!r} is not in the model catalog; known keys: {known} (for any other model pass its "
         "config.json: ModelConfig.from_hf_config(path))"
     )
+
+
+# --- published config.json files a lesson reads offline ----------------------------------------------
+
+
+@dataclass(frozen=True)
+class PublishedConfig:
+    """A model's config.json as published on Hugging Face, shipped with lessonkit, and its source (lesson 05).
+
+    `config` is the file's contents (a fresh copy each time it is asked for); `url` where it was published;
+    `published_params` the parameter count the publisher states ({"total", "active", "source"}), which checks it.
+    """
+
+    key: str
+    name: str
+    url: str
+    published_params: dict[str, Any]
+    config: dict[str, Any]
+
+
+def published_config(key: str) -> PublishedConfig:
+    """A published config.json from lessonkit/data/model_configs.json, e.g. 'qwen3-30b-a3b' (lesson 05).
+
+    Read offline: nothing is fetched. `ModelConfig.from_hf_config(found.config)` reads its shape, and the
+    estimator takes `found.config` as it takes any config.json.
+    """
+    if not isinstance(key, str):
+        raise TypeError(f"key must be a string such as 'qwen3-30b-a3b', got {type(key).__name__} {shown(key)}")
+    entries = read_json("model_configs.json")["configs"]
+    wanted = key.strip().casefold()
+    if wanted not in entries:
+        known = ", ".join(entries)
+        raise ValueError(f"key {key!r} names no published config.json shipped with lessonkit; known: {known}")
+    e = copy.deepcopy(entries[wanted])
+    return PublishedConfig(wanted, e["name"], e["url"], e["published_params"], e["config"])
 
 
 # --- a shape for a bare parameter count -----------------------------------------------------------

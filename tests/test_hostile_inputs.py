@@ -110,6 +110,7 @@ def _calls() -> dict[str, Callable[[], dict[str, Any]]]:
         "prices.kind_source": lambda: {"kind": "on_demand"},
         "reference.amd_smi_sample": lambda: {"key": "rocm_smi_json_rx7900xt"},
         "timing.format_seconds": lambda: {"seconds": 0.088},
+        "precision.tf32_matmuls": lambda: {"allowed": False},
         "timing.benchmark": lambda: {
             "fn": lambda: None,
             "device": "cpu",
@@ -221,6 +222,7 @@ def _calls() -> dict[str, Callable[[], dict[str, Any]]]:
         "memparts.logit_gradient_bytes": lambda: {"config": _gpt2(), "tokens": 128},
         "memparts.prefill_workspace_bytes": lambda: {"config": _gpt2(), "batch": 1, "seq": 128, "act": 2.0},
         "models.find_model": lambda: {"name": "gpt2"},
+        "models.published_config": lambda: {"key": "qwen3-30b-a3b"},
         "hf_config.hf_config_fields": lambda: {
             "config": {
                 "model_type": "llama",
@@ -330,6 +332,7 @@ EXEMPT = {
     "config.json's values are tested through hf_config_fields",
     "exercises.lesson11.tiny_add": "takes no arguments",
     "device.pick_device": "takes no arguments",
+    "precision.tf32_matmuls_allowed": "takes no arguments",
     "device.in_colab": "takes no arguments",
     "device.rocm_version": "takes no arguments",
     "distributed.ddp_worker": "runs inside a spawned process with arguments built by run_data_parallel",

@@ -15,7 +15,7 @@ import pytest
 import torch
 
 from lessonkit import gpus
-from lessonkit.estimate import estimate, estimate_inference, estimate_lora, estimate_training, fits
+from lessonkit.estimate import TRAINING_RECIPES, estimate, estimate_inference, estimate_lora, estimate_training, fits
 from lessonkit.estimate.fitting import memory_budget
 from lessonkit.gpus import find_gpu
 from lessonkit.i18n import gettext, set_language
@@ -34,6 +34,7 @@ MY_FILES = (
     "lessonkit/estimate/inference.py",
     "lessonkit/estimate/training.py",
     "lessonkit/estimate/lora.py",
+    "lessonkit/estimate/recipes.py",
     "lessonkit/estimate/fitting.py",
     "lessonkit/estimate/resolve.py",
     "lessonkit/gpus.py",
@@ -50,6 +51,7 @@ WORDS = {  # edition -> (inference, full fine-tuning, KV cache, activations)
     "zh-Hans": ("推理", "全参数微调", "KV 缓存", "激活值"),
     "zh-Hant": ("推論", "全參數微調", "KV 快取", "活化值"),
 }
+AMP = {"zh-Hans": "自动混合精度", "zh-Hant": "自動混合精度"}  # automatic mixed precision, PyTorch's AMP
 MOE = ModelConfig(
     name="tiny moe",
     vocab_size=100,
@@ -125,7 +127,9 @@ def test_estimate_labels_and_notes_speak_the_edition(edition):
     assert est.label.startswith(f"GPT-2 124M · {inference} · fp16 ") and kv in est.label and "×" in est.label
     assert any("GPT-2 124M" in n and "1,024" in n and HAN.search(n) for n in est.notes)
     full_est = estimate_training("llama-3.2-1b", precision="autocast_bf16", checkpointing=True, attention="eager")
-    assert f"· {full} · autocast_bf16" in full_est.label and "adamw (foreach)" in full_est.label
+    assert "adamw (foreach)" in full_est.label
+    # the recipe by its name, translated, never its key (the calculator's figure showed "mixed_bf16" as its title)
+    assert f"· {full} · PyTorch {AMP[edition]}（bf16）" in full_est.label and "_bf16" not in full_est.label
     lora = estimate_lora("llama-3.2-1b", base_dtype="int4", gelu_new=True)
     assert "LoRA r=16 · int4" in lora.label and "gelu_new" in lora.label and "base" not in lora.label
     assert "attention" not in full_est.label and "checkpointing" not in full_est.label and HAN.search(lora.label)
@@ -158,7 +162,9 @@ def test_estimate_labels_and_notes_in_english_are_unchanged():
     )
     assert lora.notes == ("quantised base: the layers compute in 16 bits, so activations are counted at 2 bytes",)
     full = estimate_training("llama-3.2-1b", precision="autocast_bf16", optimizer="adam", fused=True)
-    assert full.label == "Llama 3.2 1B · full fine-tuning · autocast_bf16, adam (fused) · 2048 tokens x batch 1"
+    assert full.label == (
+        "Llama 3.2 1B · full fine-tuning · PyTorch AMP (bf16 autocast), adam (fused) · 2048 tokens x batch 1"
+    )
     assert full.notes[0].startswith("autocast: activations are counted at 2 bytes; some stay fp32")
     bare = estimate(7_000_000_000)
     assert bare.label.startswith("7.00B parameters · inference")
@@ -284,3 +290,14 @@ def test_cloud_prices_speak_the_edition_and_keep_their_groups(edition):
         assert "https://" in p.source
     set_language("en")
     assert price_listings() is english
+
+
+@pytest.mark.parametrize("edition", ("en", *EDITIONS))
+def test_every_recipe_is_named_not_keyed_in_an_estimates_label(edition):
+    """The calculator's figure title is the estimate's label: it names the recipe in words, in the reader's language."""
+    set_language(edition)
+    for key, recipe in TRAINING_RECIPES.items():
+        label = estimate_training("gpt2", precision=key).label
+        assert recipe.title in label and "_" not in label.split(" · ")[2], label  # no 'amp_bf16', 'mixed_bf16'
+        if edition != "en":
+            assert english_left(label) == [], label

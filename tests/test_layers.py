@@ -49,6 +49,7 @@ LAYERS: dict[str, int] = {
     "gpu_tools": 3,  # the vendors' tools (nvidia-smi, amd-smi, rocm-smi), read for device and the doctor
     "_host": 3,  # what the OS says about this computer, for device and gpu_tools
     "timing": 3,
+    "precision": 3,  # TF32 for fp32 matmuls on or off, through the switch this PyTorch has
     "bytecount": 3,
     "transformer": 3,
     "spirals": 3,

@@ -83,16 +83,6 @@ DELIBERATE = [
         "NVIDIA's T4 product page says 320+ GB/s",
         "the footnote that names the other published T4 bandwidth (catalog: other_published) and why 300 is used",
     ),
-    (
-        "06",
-        "2 × 5000³ operations in 0.088 s is 2.84 TFLOP/s",
-        "a speed measured on a Colab T4 (lesson 02's recorded run), set against the catalog's peak",
-    ),
-    (
-        "06",
-        "32 GB/s each way of the PCIe 4.0 link of an A100",
-        "the PCIe link's speed, not the A100's memory bandwidth",
-    ),
 ]
 
 

@@ -17,7 +17,21 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from lessonkit._checks import shown
+from lessonkit.i18n import Lazy, lazy, text
 from lessonkit.units import DTYPE_BYTES
+
+# What each kind of recipe is called where a learner reads it (an estimate's label, the calculator's figure
+# title): a name, not a key such as "amp_bf16", translated when it is shown (Recipe.title).
+_TITLES: dict[str, Lazy] = {
+    "fp32": lazy("fp32 throughout"),
+    "pure": lazy("pure {dtype}"),
+    "amp": lazy("PyTorch AMP ({dtype} autocast)"),
+    "autocast": lazy("PyTorch AMP ({dtype} autocast)"),
+    "deepspeed": lazy("DeepSpeed mixed precision ({dtype})"),
+    "megatron": lazy("Megatron-LM mixed precision ({dtype})"),
+    "fsdp2": lazy("FSDP2 mixed precision ({dtype})"),
+    "mixed": lazy("{dtype} with fp32 master weights"),
+}
 
 
 @dataclass(frozen=True)
@@ -43,6 +57,17 @@ class Recipe:
     compute: str
     fused: bool | None
     source: str
+
+    @property
+    def title(self) -> str:
+        """The recipe as a learner reads it, e.g. 'PyTorch AMP (bf16 autocast)', in lessonkit's language (lesson 08).
+
+        An estimate's label and the calculator's figure title show it in place of the key ('amp_bf16').
+        """
+        kind, _sep, dtype = self.key.rpartition("_")
+        if not kind:  # "fp32", or "bf16" / "fp16": pure 16-bit
+            kind, dtype = ("fp32", "fp32") if self.key == "fp32" else ("pure", self.key)
+        return text(_TITLES[kind]).format(dtype=dtype)
 
     @property
     def autocast(self) -> bool:

@@ -72,8 +72,8 @@ class TrainingJob(StepJob):
                     "softmax), so they are a lower bound"
                 )
             )
-        label = _("{name} · full fine-tuning · {precision}, {optimizer}").format(
-            name=subject.name, precision=self.precision, optimizer=self.optimizer_label()
+        label = _("{name} · full fine-tuning · {recipe}, {optimizer}").format(
+            name=subject.name, recipe=recipe.title, optimizer=self.optimizer_label()
         )
         held = {"weights": weights, "master_weights": master}
         return step_estimate(

@@ -2,120 +2,92 @@
 
 from __future__ import annotations
 
-from lessonkit.estimate import DEFAULT_INFERENCE_TOKENS, estimate, estimate_inference
+from lessonkit.estimate import estimate
 from lessonkit.exercises.base import Exercise
 from lessonkit.exercises.judging import Target, Trap
 from lessonkit.exercises.kinds import ChoiceExercise, NumberExercise
 from lessonkit.i18n import _, lazy
-from lessonkit.models import find_model
+from lessonkit.models import ModelConfig, find_model, published_config
 from lessonkit.units import GB, GIB
 
-LLAMA_8B = find_model("llama-3.1-8b")
-CHAT_TOKENS = 32768  # the conversation of question 1: a quarter of Llama 3.1's 131,072-token context
 GEMMA_9B = find_model("gemma-2-9b")  # question 3: its row in the lesson's table for generating text in fp16
+MOE_KEY = "qwen3-30b-a3b"  # question 1: Step 4's mixture of experts, from its config.json
 
 
-def _chat(tokens: int = CHAT_TOKENS) -> tuple[int, int, int]:
-    """(weights, KV cache, whole estimate) in bytes: Llama 3.1 8B, fp16, a `tokens` conversation (lesson 05)."""
-    est = estimate_inference(LLAMA_8B, dtype="fp16", seq_len=tokens)
-    return est.breakdown["weights"], est.breakdown["kv_cache"], est.total
+def _moe() -> ModelConfig:
+    """Qwen3-30B-A3B's shape, read from the config.json lessonkit ships (lesson 05, Step 4)."""
+    found = published_config(MOE_KEY)
+    return ModelConfig.from_hf_config(found.config, name=found.name)
 
 
-def _chat_target() -> Target:
-    """Question 1 of lesson 05: weights and KV cache of a long chat, in the language shown now."""
-    weights, kv, total = _chat()
-    _weights, kv_default, total_default = _chat(DEFAULT_INFERENCE_TOKENS)  # Step 5's conversation, estimate's default
-    kv_per_token = kv / CHAT_TOKENS
-    c = LLAMA_8B
+def _moe_target() -> Target:
+    """Question 1 of lesson 05: the GB an MoE model's fp16 weights take in memory, in the language shown now."""
+    m = _moe()
+    weights = 2 * m.n_params
+    need = estimate(m, "inference", "fp16").total  # Step 4's table: the whole estimate to generate text
     return Target(
-        (weights + kv) / GIB,
+        weights / GB,
         correct=_(
-            "weights {weights:.2f} GiB + KV cache {kv:.2f} GiB = {both:.2f} GiB. "
-            "With the CUDA context and the temporary buffers the whole estimate is {total:.2f} GiB."
-        ).format(weights=weights / GIB, kv=kv / GIB, both=(weights + kv) / GIB, total=total / GIB),
+            "{total:,} parameters × 2 bytes = {gb:.2f} GB. A token reads only its {used} experts of each layer, but "
+            "the next token may pick any of the {experts}, so every expert sits in memory."
+        ).format(total=m.n_params, gb=weights / GB, used=m.experts_per_token, experts=m.num_experts),
         traps=(
             Trap(
-                weights / GIB,
-                _("that is the weights alone. Add the KV cache for every token of the conversation."),
+                2 * m.active_params / GB,
+                _(
+                    "that is what one token reads: its {used} experts of each layer, {active:,} parameters. The next "
+                    "token may pick any of the {experts} experts, so all {total:,} parameters must be in memory."
+                ).format(used=m.experts_per_token, active=m.active_params, experts=m.num_experts, total=m.n_params),
             ),
             Trap(
-                (weights + kv * c.num_heads / c.num_kv_heads) / GIB,
-                _(
-                    "that counts a key-value head for each of the {heads} query heads. Llama 3.1 has only "
-                    "{kv_heads} KV heads (grouped-query attention), so its cache is "
-                    "{ratio} times smaller."
-                ).format(heads=c.num_heads, kv_heads=c.num_kv_heads, ratio=c.num_heads // c.num_kv_heads),
+                4 * m.n_params / GB,
+                _("that uses 4 bytes per parameter, which is fp32. fp16 takes 2 bytes."),
             ),
             Trap(
-                (weights + kv / 2) / GIB,
+                m.n_params / GB,
                 _(
-                    "that caches only the keys. The cache holds a key and a value for every token: the 2 in "
-                    "2 × layers × kv_heads × head_dim × bytes."
+                    "that is the number of parameters in billions, or 1 byte each. In fp16 each parameter takes "
+                    "2 bytes."
                 ),
             ),
             Trap(
-                total / GIB,
+                m.n_params / 2 / GB,
+                _("that is half a byte per parameter, int4. fp16 takes 2 bytes."),
+            ),
+            Trap(
+                need / GB,
                 _(
-                    "that is the whole estimate, with the CUDA context and the temporary buffers. The question asks "
-                    "for the weights and the KV cache only."
+                    "that is Step 4's whole estimate for generating text, with the KV cache, the temporary buffers "
+                    "and the CUDA context. The question asks for the weights alone."
                 ),
+                0.005,
             ),
             Trap(
-                (2 * weights + 2 * kv) / GIB,
-                _("that uses 4 bytes per value, which is fp32. fp16 takes 2 bytes."),
-            ),
-            Trap(
-                (weights + kv_default) / GIB,
+                need / GIB,
                 _(
-                    "that is the KV cache of {default:,} tokens, Step 5's conversation and what `estimate_inference` "
-                    "assumes when it is given no `seq_len`. This conversation is {tokens:,} tokens long."
-                ).format(default=DEFAULT_INFERENCE_TOKENS, tokens=CHAT_TOKENS),
-                0.002,
-            ),
-            Trap(
-                total_default / GIB,
-                _(
-                    "that is Step 5's whole estimate for {default:,} tokens. The question asks for the weights and "
-                    "the KV cache of a {tokens:,}-token conversation."
-                ).format(default=DEFAULT_INFERENCE_TOKENS, tokens=CHAT_TOKENS),
-                0.002,
-            ),
-            Trap(
-                (weights + kv_per_token * 32000) / GIB,
-                _("that counts 32,000 tokens. The conversation has {tokens:,} tokens: 32K here means 2**15.").format(
-                    tokens=CHAT_TOKENS
+                    "that is Step 4's whole estimate for generating text, in GiB. The question asks for the weights "
+                    "alone, in GB."
                 ),
-                0.001,
-            ),
-            Trap(
-                kv / GIB,
-                _("that is the KV cache alone. Add the weights: the question asks for both together."),
+                0.005,
             ),
         ),
     )
 
 
-def _chat_explanation() -> str:
+def _moe_explanation() -> str:
     """The worked answer to question 1 of lesson 05, in the language shown now."""
-    weights, kv, _total = _chat()
-    c = LLAMA_8B
-    per_token = 2 * c.num_layers * c.num_kv_heads * c.head_dim * 2
+    m = _moe()
     return _(
-        "Weights: {params:,} parameters × 2 bytes = {weights:,} bytes = {weights_gib:.2f} GiB. "
-        "KV cache: 2 × {layers} layers × {kv_heads} KV heads × {head_dim} × 2 bytes = "
-        "{per_token:,} bytes per token; × {tokens:,} tokens = {kv:.2f} GiB. "
-        "Together {both:.2f} GiB."
+        "All {experts} experts of every layer must be in memory, because any token may pick any of them: "
+        "{total:,} parameters × 2 bytes (fp16) = {bytes:,} bytes = {gb:.2f} GB. One token reads only "
+        "{active:,} of them, {read:.2f} GB: the model needs the memory of a 30B model and reads what a 3B model reads."
     ).format(
-        params=c.n_params,
-        weights=weights,
-        weights_gib=weights / GIB,
-        layers=c.num_layers,
-        kv_heads=c.num_kv_heads,
-        head_dim=c.head_dim,
-        per_token=per_token,
-        tokens=CHAT_TOKENS,
-        kv=kv / GIB,
-        both=(weights + kv) / GIB,
+        experts=m.num_experts,
+        total=m.n_params,
+        bytes=2 * m.n_params,
+        gb=2 * m.n_params / GB,
+        active=m.active_params,
+        read=2 * m.active_params / GB,
     )
 
 
@@ -170,27 +142,23 @@ def _gemma_explanation() -> str:
 
 EXERCISES: list[Exercise] = [
     NumberExercise(
-        "05-chat-memory",
-        title=lazy("weights + KV cache of a long chat"),
-        unit="GiB",
-        target=_chat_target,
+        "05-moe-memory",
+        title=lazy("a mixture of experts' weights in memory"),
+        unit="GB",
+        target=_moe_target,
         hints=(
             lazy(
-                "Two parts: the weights (parameters × 2 bytes in fp16) and the KV cache "
-                "(2 × layers × kv_heads × head_dim × 2 bytes per token, times the tokens)."
+                "Which experts must be in GPU memory: the few a token uses, or all of them? The next token may pick "
+                "any expert."
             ),
             lazy(
-                "`print(find_model('llama-3.1-8b'))` shows the shape: {layers} layers, "
-                "{kv_heads} KV heads of {head_dim}. Or let lessonkit add it up: "
-                "`estimate_inference(...).breakdown` has a 'weights' and a 'kv_cache' entry, in bytes.",
-                layers=LLAMA_8B.num_layers,
-                kv_heads=LLAMA_8B.num_kv_heads,
-                head_dim=LLAMA_8B.head_dim,
+                "All the parameters × 2 bytes (fp16), ÷ 10**9 for GB. Step 4 printed the count; "
+                "`ModelConfig.from_hf_config(published_config('qwen3-30b-a3b').config).n_params` gives it too."
             ),
         ),
-        explanation=_chat_explanation,
-        code='est = estimate_inference("llama-3.1-8b", dtype="fp16", seq_len='
-        f'{CHAT_TOKENS})\nanswer = (est.breakdown["weights"] + est.breakdown["kv_cache"]) / 2**30   # GiB',
+        explanation=_moe_explanation,
+        code='moe = ModelConfig.from_hf_config(published_config("qwen3-30b-a3b").config)\n'
+        "answer = moe.n_params * 2 / 1e9   # GB: every expert, 2 bytes per parameter",
     ),
     ChoiceExercise(
         "05-where-to-run",

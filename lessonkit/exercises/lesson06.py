@@ -132,7 +132,7 @@ EXERCISES: list[Exercise] = [
         ),
         explanation=lazy(
             "TF32 needs Ampere or newer; the T4 is {architecture} and its Tensor Cores take fp16 only. "
-            "Setting `allow_tf32` changes nothing there. Use fp16, e.g. with `torch.autocast`.",
+            "Allowing TF32 changes nothing there. Use fp16, e.g. with `torch.autocast`.",
             architecture=T4.architecture,
         ),
     ),

@@ -11,6 +11,7 @@ from typing import Any
 import torch
 
 from lessonkit.device import device_memory, pick_device
+from lessonkit.precision import tf32_matmuls_allowed
 from lessonkit.reference import single_runs
 from lessonkit.timing import benchmark
 
@@ -60,5 +61,6 @@ def gpu_matmul_seconds(device: torch.device) -> float:
 
 
 def tf32_allowed() -> bool:
-    """Whether PyTorch may run fp32 matmuls on TF32 Tensor Cores here (lesson 04)."""
-    return bool(torch.backends.cuda.matmul.allow_tf32)
+    """Whether PyTorch may run fp32 matmuls on TF32 Tensor Cores here (lesson 04), read through the switch this
+    PyTorch has (reading the old allow_tf32 flag raises once the new fp32_precision switch is set)."""
+    return tf32_matmuls_allowed()
