@@ -614,7 +614,7 @@ ALLOWED_LATIN: dict[str, tuple[str, ...]] = {
     "names": (
         "NVIDIA", "PyTorch", "CUDA", "Python", "Jupyter", "Colab", "Google", "Apple", "Mac", "macOS", "Linux",
         "Windows", "Debian", "Ubuntu", "Intel", "AMD", "EPYC", "GPU", "CPU", "RAM", "PCIe", "SXM", "AMX", "GitHub",
-        "GPT", "Triton",
+        "GPT", "Triton", "ROCm", "Metal",  # ROCm: AMD's GPU platform; Metal: Apple's graphics API (MPS)
     ),
 }  # fmt: skip
 
