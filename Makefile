@@ -7,12 +7,15 @@ MY_LESSONS ?= my-lessons
 # and make lab, make setup and make doctor speak its language.
 EDITION ?=
 
+# TORCH=cpu installs PyTorch's CPU-only build (Linux without an NVIDIA GPU: no CUDA libraries, README "On Linux").
+TORCH ?=
+
 # What a learner types into a variable (PYTHON, VENV, MY_LESSONS, EDITION, LAB_ARGS, REPO, REF, CHROMIUM,
-# GPU_CHECK_ARGS) reaches a command only through the environment, as "$$NAME" inside double quotes: the shell
+# GPU_CHECK_ARGS, TORCH) reaches a command only through the environment, as "$$NAME" inside double quotes: the shell
 # never reads a quote, a `;` or a `$$(...)` in it as code. VENV is also part of file names in make's own rules
 # ($(STAMP) below), which no quoting protects, so it may hold only the characters listed here: a folder such as
 # .venv, ../envs/gpu-course or /home/me/venvs/course (no spaces).
-export PYTHON VENV MY_LESSONS EDITION LAB_ARGS REPO REF CHROMIUM GPU_CHECK_ARGS
+export PYTHON VENV MY_LESSONS EDITION LAB_ARGS REPO REF CHROMIUM GPU_CHECK_ARGS TORCH
 VENV_CHARS := a b c d e f g h i j k l m n o p q r s t u v w x y z A B C D E F G H I J K L M N O P Q R S T U V W X Y \
               Z 0 1 2 3 4 5 6 7 8 9 . _ - / + @
 space      := $(subst ,, )
@@ -66,7 +69,7 @@ SAYS        := $(or $(filter zh-Hans zh-Hant,$(EDITION)),en)
 
 $(STAMP): requirements.txt pyproject.toml $(if $(VENV_BROKEN),FORCE)
 	@"$$PYTHON" -c "import sys; sys.exit(sys.version_info < (3, 6))" >/dev/null 2>&1 || { echo "$$PYTHON $(NO_PYTHON_$(SAYS)) make PYTHON=python3.12 $(SETUP_GOAL)" >&2; exit 2; }
-	@"$$PYTHON" tools/make_venv.py --venv "$$VENV" --goal $(SETUP_GOAL) --lang "$$EDITION"
+	@"$$PYTHON" tools/make_venv.py --venv "$$VENV" --goal $(SETUP_GOAL) --lang "$$EDITION" --torch "$$TORCH"
 
 .PHONY: FORCE
 FORCE:
@@ -122,7 +125,7 @@ translations: $(STAMP)  ## after an English or a catalog change: refresh i18n/*/
 	$(BIN)/python tools/i18n.py build
 
 .PHONY: glossary
-glossary: $(STAMP)  ## rewrite the README's glossary table from lessonkit/data/glossary.json
+glossary: $(STAMP)  ## rewrite GLOSSARY.md's and the Chinese READMEs' glossary tables from lessonkit/data/glossary.json
 	$(BIN)/python tools/render_glossary.py
 
 # --- Handouts and the real-browser test (issue 7) -------------------------------------------

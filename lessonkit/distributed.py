@@ -473,7 +473,8 @@ def run_data_parallel(
 ) -> DataParallelResult:
     """Train `model` with DDP on `world_size` local processes, each on 1/world_size of every batch (lesson 10).
 
-    The processes find each other at tcp://127.0.0.1 on a free port. `delays[r]` makes rank r a
+    The processes find each other at tcp-loopback://127.0.0.1 on a free port (a store on the loopback
+    interface alone, see the module's docstring), and exit if this process dies. `delays[r]` makes rank r a
     straggler: it sleeps that many seconds at the start of every step (or, given one number per
     step, of each step). Each process destroys its process group and is joined before this
     returns; after an error or `timeout_s` the processes are terminated. In a script, call this

@@ -1,8 +1,8 @@
 """The toy problem lesson 07 builds and lessons 09 and 10 reuse: spiral data, a small perceptron, its loop.
 
-Lesson 07 writes each of these in front of the learner; lessons 09 and 10 continue with the same data and
-model without re-running lesson 07, so they import them from here. tests/test_spirals.py runs lesson 07's own
-cells next to these functions and checks that both give the same tensors, weights and losses.
+Lesson 07 writes each of these in front of the learner, and shows its runs under LABELS; lessons 09 and 10 continue
+with the same data and model without re-running lesson 07, so they import them from here. tests/test_spirals.py runs
+lesson 07's own cells next to these functions and checks that both give the same tensors, weights and losses.
 """
 
 from __future__ import annotations
@@ -17,10 +17,35 @@ from torch.utils.data import DataLoader, TensorDataset
 
 from lessonkit._checks import check_number
 from lessonkit.device import as_device
+from lessonkit.i18n import Labels
 
 _RAW_SCALE, _RAW_OFFSET = (40.0, 15.0), (100.0, -30.0)  # lesson 07's "raw units" of the two features
 _N_TRAIN = 900  # of the 1200 points; the other 300 are the validation set
 _MAX_POINTS, _MAX_WIDTH, _MAX_EPOCHS, _MAX_SEED = 10**6, 2**14, 10**5, 2**63 - 1  # a toy problem stays small
+
+# What lesson 07's tables and figures call its runs and axes. The lesson's code keeps these one-word English keys
+# (a dict key, a lookup in a later cell) and shows LABELS[key], in the language lessonkit speaks when it is shown.
+LABELS = Labels(
+    "lesson 07: a training run or an axis, as a table or a figure shows it",
+    {
+        "epoch": "epoch",
+        "step": "step",
+        "lr": "learning rate",
+        "train_loss": "training loss",
+        "val_loss": "validation loss",
+        "sorted": "class-sorted, not shuffled",
+        "shuffled": "shuffled every epoch",
+        "raw": "raw features",
+        "normalised": "normalised features",
+        "sgd": "SGD, lr 0.1",
+        "adamw": "AdamW, lr 0.01",
+        "cosine": "AdamW, warm-up + cosine",
+        "plain": "no regularisation",
+        "weight_decay": "weight decay 1.0",
+        "dropout": "dropout 0.5",
+        "augmented": "augmentation, shifts of 0.3",
+    },
+)
 
 
 def _check_tensors(x: object, y: object) -> None:

@@ -72,8 +72,8 @@ WRONG = [
         15360,
         "15360 GiB: that is the number as printed, in MiB. Convert it: 1 GiB = 1024 MiB.",
         {
-            "zh-Hans": "15360 GiB：这是表格里印出的原始数值，单位是 MiB",
-            "zh-Hant": "15360 GiB：這是表格裡印出的原始數值，單位是 MiB",
+            "zh-Hans": "15360 GiB：这是表格里显示的原始数值，单位是 MiB",
+            "zh-Hant": "15360 GiB：這是表格上印的原始數字，單位是 MiB",
         },
     ),
 ]
@@ -134,8 +134,8 @@ SLIPS = [
         24564 * 2**20 / 2 / 1e9 * 2**30 / 1e9,
         "13.8283 billion parameters: that is 7.4% too high: exactly the gap between a GiB (2**30 bytes) and a GB "
         "(10**9 bytes). Somewhere a GB was taken for a GiB, or the other way round: start from the bytes.",
-        {"zh-Hans": "13.8283 十亿个参数：偏高了 7.4%：恰好是 GiB（2**30 字节）与 GB（10**9 字节）之间的差距。",
-         "zh-Hant": "13.8283 十億個參數：偏高了 7.4%：恰好是 GiB（2**30 位元組）與 GB（10**9 位元組）之間的差距。"},
+        {"zh-Hans": "你的答案 13.8283：偏高了 7.4%：恰好是 GiB（2**30 字节）与 GB（10**9 字节）之间的差距。",
+         "zh-Hant": "你的答案 13.8283：偏高了 7.4%：恰好是 GiB（2**30 位元組）與 GB（10**9 位元組）之間的差距。"},
     ),
     (
         "01-t4-gb",
@@ -254,8 +254,8 @@ def test_every_text_field_takes_a_lazy_and_shows_plain_text():
     wrong, right = ex.check(15360), ex.check(15)
     assert (
         type(wrong.message) is str
-        and wrong.message.startswith("15360 GiB：这是表格里印出的原始数值")
-        and "这是规格表上的 '16 GB'。" in wrong.message
+        and wrong.message.startswith("15360 GiB：这是表格里显示的原始数值")
+        and "这是规格表上的“16 GB”。" in wrong.message
     )
     assert (
         type(ex.title) is str
@@ -329,3 +329,32 @@ def test_every_marked_text_of_the_framework_and_lessons_01_to_04_is_translated()
     for edition in EDITIONS:
         missing = [line for line in i18n_tool.missing_messages(edition) if line.split()[1].split(":")[0] in mine]
         assert missing == [], missing
+
+
+def _tools_i18n():
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import i18n as i18n_tool  # tools/i18n.py
+
+        return i18n_tool
+    finally:
+        sys.path.remove(str(ROOT / "tools"))
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_lesson_03s_feedback_writes_counts_and_punctuation_as_chinese_does(edition):
+    # Issue 28: '12.9 十億個參數' is 129 億 in Chinese; the answer is asked in billions, so a verdict names the
+    # learner's number as typed and says its unit in words, never '<number> 十亿'.
+    i18n_tool = _tools_i18n()
+    lessonkit.set_language(edition)
+    found = []
+    for ident in ("03-rtx4090-fp16", "03-train-1b", "03-8b-on-t4"):
+        ex = EXERCISES[ident]
+        texts = [note.message for note in ex.teacher_notes()] + list(ex.hints) + [str(ex.solution())]
+        texts += list(ex.options.values()) if isinstance(ex, ChoiceExercise) else []
+        if ident == "03-rtx4090-fp16":  # a raw count, rounded too far, a plain miss
+            texts += [ex.check(answer, record=False).message for answer in (12878610432, 13.0, 100)]
+        for shown in texts:
+            found += [f"{ident}: {p}" for p in i18n_tool.regional_pattern_problems(edition, shown)]
+            found += [f"{ident}: {p}" for p in i18n_tool.typography_problems(edition, shown)]
+    assert found == []

@@ -130,6 +130,27 @@ def test_labels_are_read_from_literals_and_from_the_dicts_a_loop_runs_over():
     assert english == {"no regularisation", "epoch", "{} per step", "weights only"}
 
 
+def test_a_key_shown_through_a_lessonkit_labels_is_translated_and_a_lessonkit_table_is_not_a_figure_label():
+    """LABELS[name] shows the label of an English key in the reader's language (lesson 07); the key itself is not
+    what the figure shows. A key shown as it is still counts, and so does a Labels a cell makes itself."""
+    context = (
+        "from lessonkit.spirals import LABELS\n"
+        "from lessonkit.table import table\n"
+        'runs = {"plain": [1.0], "weight_decay": [2.0]}\n'
+    )
+    source = (
+        "for name, history in runs.items():\n"
+        "    ax.plot(history, label=LABELS['train_loss'])\n"
+        "    ax.set(title=LABELS[name], xlabel=name)\n"
+        "table([(LABELS[name], history) for name, history in runs.items()], head=('run', 'final loss'))\n"
+        "SHOWN = Labels('a context', {'plain': 'no regularisation'})\n"
+        "ax.set_ylabel(SHOWN[name])\n"
+        "plt.table([['dropout 0.5']])\n"  # matplotlib's own table: its texts are labels
+    )
+    found = {(label.how, label.text) for label in figure_check.figure_labels(source, context)}
+    assert found == {("xlabel= (name)", "plain"), ("xlabel= (name)", "weight_decay"), ("table", "dropout 0.5")}
+
+
 # --- lessonkit's own figures, drawn in each language ----------------------------------------------------
 
 

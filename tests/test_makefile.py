@@ -271,6 +271,7 @@ CASES = {
     "PYTHON": ["setup"],
     "CHROMIUM": ["chromium"],
     "GPU_CHECK_ARGS": ["gpu-check"],
+    "TORCH": ["setup"],
 }
 
 
@@ -280,7 +281,7 @@ def test_a_value_full_of_shell_code_runs_none_of_it(course, tmp_path, variable, 
     value, handed_on, canaries = planted(tmp_path, kind)
     name = variable.split("-")[0]
     args = [*CASES[variable], f"{name}={value}"]
-    if name == "PYTHON":
+    if name in ("PYTHON", "TORCH"):
         args.append(f"VENV={tmp_path / 'fresh-venv'}")  # an environment still to make, so the recipe runs
     # no apt-get on PATH: make chromium stops at "no apt-get" instead of installing anything
     bin_dir = tools_dir(tmp_path, "sh", "make", "test", "env", "cat", "rm", "printf", "uname", "sleep", "id", "touch")
@@ -344,3 +345,10 @@ def test_make_doctor_sets_up_the_venv_first_when_it_is_missing(tmp_path):
     lines = planned.stdout.splitlines()
     assert any("tools/make_venv.py --venv" in line for line in lines), planned.stdout
     assert lines[-1] == f"{tmp_path / 'none-yet'}/bin/lessonkit doctor "
+
+
+def test_notebooks_run_two_at_a_time_each_in_one_process(tmp_path):
+    """make test spreads test files over one process per core (pytest-xdist), whole files only: a notebook's cells
+    share one kernel and must run in order in the process that started it."""
+    line = planned_test_command(tmp_path, None)
+    assert " -n auto " in line and " --dist loadfile " in line

@@ -86,3 +86,20 @@ def test_training_and_evaluation_match_lesson_06(lesson):
 def test_bad_arguments_are_named(call, words):
     with pytest.raises((TypeError, ValueError), match=words):
         call()
+
+
+def test_every_label_lesson_07_shows_is_known_and_its_key_cannot_be_translated_away():
+    """Lesson 07 keeps one-word English keys in its code and shows LABELS[key] (issue 28): a key LABELS lacks would
+    show as the English key itself in every edition, and a key with a space in it is a sentence the Chinese
+    catalogs may translate in one cell and not in the next."""
+    import re
+
+    cells = [c for c in json.loads(LESSON_06.read_text("utf-8"))["cells"] if c["cell_type"] == "code"]
+    used = {key for c in cells for key in re.findall(r"""LABELS\[["']([^"']+)["']\]""", "".join(c["source"]))}
+    # the runs' names, shown as LABELS[name]: dict keys ("plain": {}, "sgd": lambda ...) and ("sorted", False)
+    named = re.compile(r"""["'](\w+)["']: (?:\{|\(|lambda)|\(["'](\w+)["'], (?:True|False)\)""")
+    keyed = {a or b for c in cells for a, b in named.findall("".join(c["source"]))}
+    assert {"epoch", "train_loss"} <= used and {"plain", "sorted", "sgd", "raw"} <= keyed, (used, keyed)
+    assert used <= set(spirals.LABELS), sorted(used - set(spirals.LABELS))
+    assert keyed <= set(spirals.LABELS), sorted(keyed - set(spirals.LABELS))
+    assert all(re.fullmatch(r"\w+", key) for key in spirals.LABELS)

@@ -189,11 +189,54 @@ def _strings(node: ast.AST) -> Iterator[str]:
         yield from _strings(node.right)
 
 
-def _names(node: ast.AST) -> Iterator[str]:
-    """Variables whose value is shown when `node` is: `name`, `f"{name} ..."`, `names[i]`."""
-    for child in ast.walk(node):
-        if isinstance(child, ast.Name):
-            yield child.id
+def _names(node: ast.AST, labels: frozenset[str] = frozenset()) -> Iterator[str]:
+    """Variables whose value is shown when `node` is: `name`, `f"{name} ..."`, `names[i]`. A key looked up in a
+    lessonkit.i18n.Labels (`LABELS[name]`, one of `labels`) is not shown: its label is, translated when shown."""
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in labels:
+        return
+    if isinstance(node, ast.Name):
+        yield node.id
+    for child in ast.iter_child_nodes(node):
+        yield from _names(child, labels)
+
+
+def _lessonkit_names(trees: list[ast.AST]) -> tuple[frozenset[str], frozenset[str]]:
+    """(every name imported from lessonkit, those of them that are a lessonkit.i18n.Labels) in `trees`.
+
+    A Labels is known by its module's source (`NAME = Labels(...)` at its top level, as tools/i18n.py finds its
+    English for the catalogs), or by a cell's own `NAME = Labels(...)`."""
+    imported: set[str] = set()
+    labels: set[str] = set()
+    for tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "lessonkit":
+                names = {alias.name: alias.asname or alias.name for alias in node.names}
+                imported.update(names.values())
+                labels.update(names[n] for n in _labels_in_module(node.module) if n in names)
+            if isinstance(node, ast.Assign) and _is_labels_call(node.value):
+                labels.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    return frozenset(imported), frozenset(labels)
+
+
+def _is_labels_call(node: ast.AST) -> bool:
+    return isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "Labels"
+
+
+@lru_cache(maxsize=64)
+def _labels_in_module(module: str) -> frozenset[str]:
+    """The top-level names a lessonkit module assigns a Labels to ('lessonkit.spirals' -> {'LABELS'})."""
+    base = ROOT.joinpath(*module.split("."))
+    path = base / "__init__.py" if base.is_dir() else base.with_suffix(".py")
+    if not path.is_file():
+        return frozenset()
+    tree = ast.parse(path.read_text("utf-8"))
+    return frozenset(
+        t.id
+        for node in tree.body
+        if isinstance(node, ast.Assign) and _is_labels_call(node.value)
+        for t in node.targets
+        if isinstance(t, ast.Name)
+    )
 
 
 def _loop_keys(node: ast.For | ast.comprehension, dicts: dict[str, list[str]]) -> list[tuple[str, list[str]]]:
@@ -269,7 +312,8 @@ def _literal_keys(node: ast.AST) -> list[str]:
 def figure_labels(source: str, context: str | list[str] = "") -> list[Label]:
     """The texts a figure cell's code gives matplotlib: literal strings passed as titles, axis labels, legend
     entries, tick labels or annotations, and the dict keys a shown loop variable takes, read from `source` and
-    the notebook's earlier code `context` (where the dict was built)."""
+    the notebook's earlier code `context` (where the dict was built). A key shown through a lessonkit Labels
+    (`LABELS[name]`) is translated when shown, and a call of a function imported from lessonkit is not matplotlib's."""
     from i18n import _as_python  # the cell's IPython lines read as comments, as the catalogs read them
 
     tree = ast.parse(_as_python(source))
@@ -280,10 +324,13 @@ def figure_labels(source: str, context: str | list[str] = "") -> list[Label]:
         except SyntaxError:
             continue
     loops = _dict_keys_of(trees, tree)
+    from_lessonkit, labels = _lessonkit_names([*trees, tree])
     found: list[Label] = []
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
             continue
+        if isinstance(node.func, ast.Name) and node.func.id in from_lessonkit:
+            continue  # lessonkit.table.table(...) and the like: not matplotlib, and lessonkit's texts are translated
         method = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
         shown = [(method, a) for a in node.args] if method in LABEL_METHODS else []
         if method in ("set_yticks", "set_xticks"):
@@ -293,7 +340,7 @@ def figure_labels(source: str, context: str | list[str] = "") -> list[Label]:
         shown += [(f"{k.arg}=", k.value) for k in node.keywords if k.arg in LABEL_KEYWORDS]
         for how, argument in shown:
             found += [Label(node.lineno, how, s) for s in _strings(argument) if s.strip()]
-            for name in _names(argument):
+            for name in _names(argument, labels):
                 found += [Label(node.lineno, f"{how} ({name})", key) for key in loops.get(name, [])]
     return found
 

@@ -79,6 +79,8 @@ TEXT = {
         "sudo apt install python{version}-venv",
         "installing": "Installing {requirements} with pip; pip's own output follows",
         "torch_large": " (PyTorch is large: downloading and unpacking it takes most of the time)",
+        "torch_cpu": "Installing PyTorch's CPU-only build ({pin}) from {index}: no CUDA libraries to download",
+        "no_torch_pin": "{requirements} pins no torch==VERSION, so there is no CPU-only build to choose",
         "font_cache": "Building matplotlib's font cache",
         "running": "Running {code!r} in it",
         "done_in": "      done in {time}",
@@ -123,6 +125,8 @@ TEXT = {
         "sudo apt install python{version}-venv",
         "installing": "用 pip 安装 {requirements}；下面是 pip 自己的输出（英文）",
         "torch_large": "（PyTorch 很大：下载和解压占了大部分时间）",
+        "torch_cpu": "从 {index} 安装 PyTorch 的纯 CPU 版本（{pin}）：不用下载 CUDA 库",
+        "no_torch_pin": "{requirements} 里没有固定 torch==版本，所以无法选择纯 CPU 版本",
         "font_cache": "生成 matplotlib 的字体缓存",
         "running": "在其中运行 {code!r}",
         "done_in": "      用时 {time}",
@@ -167,6 +171,8 @@ TEXT = {
         "sudo apt install python{version}-venv",
         "installing": "用 pip 安裝 {requirements}；下面是 pip 自己的輸出（英文）",
         "torch_large": "（PyTorch 很大：下載和解壓縮占了大部分時間）",
+        "torch_cpu": "從 {index} 安裝 PyTorch 的純 CPU 版本（{pin}）：不必下載 CUDA 函式庫",
+        "no_torch_pin": "{requirements} 沒有固定 torch==版本，所以無法選擇純 CPU 版本",
         "font_cache": "產生 matplotlib 的字型快取",
         "running": "在其中執行 {code!r}",
         "done_in": "      用時 {time}",
@@ -293,10 +299,31 @@ def mark_as_made(venv):
         stamp.write(MADE_TEXT)
 
 
-def install(venv, requirements, warm_up, create):
-    """Create the venv (when `create`), install the requirements, warm up; the stamp comes last."""
+# PyTorch's own index of CPU-only wheels (pytorch.org/get-started): on Linux, PyPI's torch is the CUDA build, which
+# pulls several GB of NVIDIA libraries that a laptop without an NVIDIA GPU never uses (make setup TORCH=cpu).
+CPU_INDEX = "https://download.pytorch.org/whl/cpu"
+
+
+def torch_pin(requirements):
+    """The `torch==VERSION` line of a requirements file, or None (make setup TORCH=cpu installs that version)."""
+    with open(requirements) as lines:
+        for line in lines:
+            line = line.split("#", 1)[0].strip()
+            if line.startswith("torch==") and ";" not in line:
+                return line
+    return None
+
+
+def install(venv, requirements, warm_up, create, cpu_torch=False):
+    """Create the venv (when `create`), install the requirements, warm up; the stamp comes last.
+
+    With `cpu_torch`, PyTorch's CPU-only build of the pinned version is installed first, from PyTorch's own
+    index; the requirements then find torch already there and leave it as it is."""
     python = os.path.join(venv, "bin", "python")
-    steps = (1 if create else 0) + 1 + (1 if warm_up else 0)
+    pin = torch_pin(requirements) if cpu_torch else None
+    if cpu_torch and pin is None:
+        raise StepFailed(text("no_torch_pin", requirements=requirements))
+    steps = (1 if create else 0) + (1 if pin else 0) + 1 + (1 if warm_up else 0)
     step = 0
     if create:
         os.makedirs(venv, exist_ok=True)
@@ -312,8 +339,12 @@ def install(venv, requirements, warm_up, create):
             ) from None
     else:
         mark_as_made(venv)  # a .venv made before the stamp existed gets it now, before pip can be cut short
+    if pin:
+        step += 1
+        pip = [python, "-m", "pip", "install", "--disable-pip-version-check", pin, "--index-url", CPU_INDEX]
+        run_step(step, steps, text("torch_cpu", pin=pin, index=CPU_INDEX), pip)
     step += 1
-    title = text("installing", requirements=requirements) + (text("torch_large") if create else "")
+    title = text("installing", requirements=requirements) + (text("torch_large") if create and not pin else "")
     run_step(step, steps, title, [python, "-m", "pip", "install", "--disable-pip-version-check", "-r", requirements])
     if warm_up:
         step += 1
@@ -365,10 +396,17 @@ def main(argv=None):
     parser.add_argument("--check", action="store_true", help="only say whether the environment is complete")
     parser.add_argument("--remove", action="store_true", help="delete the environment, only if this script made it")
     parser.add_argument("--lang", default="", help="the messages' language: en (or empty), zh-Hans or zh-Hant")
+    parser.add_argument(
+        "--torch",
+        default="",
+        help="'cpu': install PyTorch's CPU-only build (Linux without an NVIDIA GPU); empty: pip's default build",
+    )
     args = parser.parse_args(argv)
     if (args.lang or "en") not in LANGUAGES:
         parser.error(TEXT["en"]["bad_lang"].format(choices=", ".join(LANGUAGES), lang=args.lang))
     _language = args.lang or "en"
+    if args.torch not in ("", "cpu"):
+        parser.error(f"--torch must be 'cpu' or empty (make setup TORCH=cpu), got {args.torch!r}")
     if not args.venv.strip():
         parser.error(f"--venv must name a folder, got {args.venv!r}")
     venv = args.venv.rstrip("/") or "/"
@@ -403,7 +441,7 @@ def main(argv=None):
     try:
         if state == "rebuild":
             shutil.rmtree(venv)  # diagnose() said this script made it
-        install(venv, args.requirements, args.warm_up, create=state != "complete")
+        install(venv, args.requirements, args.warm_up, create=state != "complete", cpu_torch=args.torch == "cpu")
     except StepFailed as exc:
         sys.stderr.write(text("setup_failed", problem=exc, goal=args.goal) + "\n")
         return 1

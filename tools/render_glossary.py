@@ -1,9 +1,10 @@
-"""Rewrite the READMEs' glossary tables from lessonkit/data/glossary.json (make glossary).
+"""Rewrite the glossary tables of GLOSSARY.md and the Chinese READMEs from lessonkit/data/glossary.json (make glossary).
 
 python tools/render_glossary.py           # rewrite the block between the glossary markers of each README
 python tools/render_glossary.py --check   # change nothing; exit 1 if a README is out of date
 
-README.md gets the English table; README.zh-Hans.md and README.zh-Hant.md get the Chinese one, each with its
+GLOSSARY.md (linked from README.md's Glossary section) gets the English table; README.zh-Hans.md and
+README.zh-Hant.md get the Chinese one, each with its
 edition's headings, meanings and note (lessonkit.glossary.glossary_table with lang="zh_hans" or "zh_hant").
 """
 
@@ -20,7 +21,7 @@ sys.path.insert(0, str(ROOT))
 from lessonkit.glossary import glossary_table  # noqa: E402
 from lessonkit.i18n import get_language, set_language  # noqa: E402
 
-READMES = {"README.md": "en", "README.zh-Hans.md": "zh-Hans", "README.zh-Hant.md": "zh-Hant"}
+READMES = {"GLOSSARY.md": "en", "README.zh-Hans.md": "zh-Hans", "README.zh-Hant.md": "zh-Hant"}
 README = ROOT / "README.md"
 BLOCK = re.compile(r"(<!-- glossary:start -->\n).*?(<!-- glossary:end -->)", re.DOTALL)
 
