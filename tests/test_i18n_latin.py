@@ -100,3 +100,20 @@ def test_a_planted_english_output_is_named_with_its_cell(tmp_path):
     number = nb.cells.index(code[1]) + 1
     where = f"zh-Hans {lesson.stem} cell {number} (id {code[1].id})"
     assert found == [f"{where}: English in the output: budget, left, over"]
+
+
+def test_the_other_editions_column_of_a_table_is_not_read_as_the_readers_words():
+    """A glossary table shows both Chinese editions' terms: zh-Hant's "epoch（輪）" is Taiwan's word, shown next to
+    zh-Hans' own "轮（epoch）" (lesson 07's key terms), not English the zh-Hans reader must read; the same word in
+    the reader's own column still is."""
+    row = "<tr><td lang='en'>Epoch</td><td lang='zh-Hans'>{hans}</td><td lang='zh-Hant'>epoch（輪）</td></tr>"
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("glossary_table(['epoch'])") for _ in range(2)]
+    for cell, hans in zip(nb.cells, ("轮（epoch）", "epoch 轮")):
+        html = "<table>" + row.format(hans=hans) + "</table>"
+        cell.outputs = [nbformat.v4.new_output("display_data", data={"text/html": html, "text/plain": hans})]
+    allowed = i18n.allowed_latin("zh-Hans")
+    found = [i18n.latin_words(text, allowed) for _, _, text in i18n.output_texts(nb, ("zh-Hant",))]
+    assert found == [[], ["epoch"]]
+    everything = [i18n.latin_words(text, allowed) for _, _, text in i18n.output_texts(nb)]
+    assert everything == [["epoch"], ["epoch"]]  # read as zh-Hans' own words, Taiwan's column would fail

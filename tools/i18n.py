@@ -549,13 +549,22 @@ _BLOCK_TAG = re.compile(r"</?(?:td|th|tr|p|br|li|div|table|ul|ol|h\d|pre)\b[^>]*
 _ENGLISH_ELEMENT = re.compile(r"<(td|th|span|div|p)\b[^>]*\blang=['\"]en['\"][^>]*>.*?</\1>", re.DOTALL)
 
 
-def output_texts(nb: nbformat.NotebookNode) -> list[tuple[int, str, str]]:
+def _elements_in(langs: tuple[str, ...]) -> re.Pattern[str]:
+    """The HTML elements marked lang="..." with one of `langs`: text in another language, shown on purpose."""
+    marked = "|".join(map(re.escape, langs))
+    return re.compile(rf"<(td|th|span|div|p)\b[^>]*\blang=['\"](?:{marked})['\"][^>]*>.*?</\1>", re.DOTALL)
+
+
+def output_texts(nb: nbformat.NotebookNode, other_languages: tuple[str, ...] = ()) -> list[tuple[int, str, str]]:
     """(cell number, cell id, text) for what a reader reads in each code cell's stored outputs.
 
     Printed text, and a result's HTML as the browser shows it (tags dropped; code, and what is marked lang="en"
     on purpose, such as a glossary's English column, left out) or else its plain text. A figure's or a widget's
     plain-text stand-in ("<Figure size 640x480 with 1 Axes>", "VBox(children=...)") is read by no one.
+    `other_languages` leaves out what is marked in those languages too: the other Chinese edition's column of a
+    glossary table is that edition's words, shown next to the reader's own (lang="zh-Hant" in zh-Hans).
     """
+    foreign = _elements_in(other_languages) if other_languages else None
     import html as html_module
 
     found = []
@@ -570,6 +579,7 @@ def output_texts(nb: nbformat.NotebookNode) -> list[tuple[int, str, str]]:
                 if "text/html" in data:
                     # code and what is marked English become a mark that is neither a word nor a space
                     shown = _ENGLISH_ELEMENT.sub("\x00", _CODE_ELEMENT.sub("\x00", data["text/html"]))
+                    shown = foreign.sub("\x00", shown) if foreign else shown
                     shown = _BLOCK_TAG.sub("\n", shown)  # a table's cells and a box's lines end a line
                     text = html_module.unescape(re.sub(r"<[^>]+>", "", shown))
                 else:
@@ -591,7 +601,7 @@ ALLOWED_LATIN: dict[str, tuple[str, ...]] = {
     # terms both editions keep in Latin letters, as the glossary does LoRA (zh-Hans: notebook, as 笔记本 is a laptop)
     "terms": ("token", "notebook", "IQR", "Transformer", "ECC", "URL"),
     # PyTorch's classes and operations a lesson names as its code does: optimizers, layers, DDP, matmul
-    "classes": ("SGD", "Adam", "AdamW", "RMSprop", "ReLU", "GELU", "DDP", "matmul"),
+    "classes": ("SGD", "Adam", "AdamW", "RMSprop", "ReLU", "GELU", "DDP", "matmul", "Sequential", "Linear"),
     # symbols of mathematics
     "symbols": ("ln", "log", "exp"),
     # the dtypes as PyTorch names them: code a learner types
@@ -606,6 +616,7 @@ ALLOWED_LATIN: dict[str, tuple[str, ...]] = {
         "NVIDIA", "PyTorch", "CUDA", "Python", "Jupyter", "Colab", "Google", "Apple", "Mac", "macOS", "Linux",
         "Windows", "Debian", "Ubuntu", "Intel", "AMD", "EPYC", "GPU", "CPU", "RAM", "PCIe", "SXM", "AMX", "GitHub",
         "GPT", "Triton",
+        "NCCL", "Gloo",  # the communication libraries torch.distributed names its backends after (lesson 10)
     ),
 }  # fmt: skip
 
@@ -688,7 +699,8 @@ def latin_problems(
         return [Problem(edition, lesson.stem, "-", f"{built.name} is missing")]
     allowed = allowed_latin(edition, root) if allowed is None else allowed
     by_cell: dict[tuple[int, str], list[str]] = {}
-    for number, cell_id, text in output_texts(nbformat.read(built, as_version=4)):
+    others = tuple(other for other in EDITIONS if other != edition)
+    for number, cell_id, text in output_texts(nbformat.read(built, as_version=4), others):
         if cell_id in VERBATIM_OUTPUTS:
             continue
         words = by_cell.setdefault((number, cell_id), [])
