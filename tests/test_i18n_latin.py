@@ -117,3 +117,14 @@ def test_the_other_editions_column_of_a_table_is_not_read_as_the_readers_words()
     assert found == [[], ["epoch"]]
     everything = [i18n.latin_words(text, allowed) for _, _, text in i18n.output_texts(nb)]
     assert everything == [["epoch"], ["epoch"]]  # read as zh-Hans' own words, Taiwan's column would fail
+
+
+def test_the_latin_terms_a_glossary_name_lists_are_the_editions_words_a_gloss_is_not():
+    """正则化（权重衰减、dropout）: zh-Hans writes dropout (lesson 07's figures and narration); 轮（epoch）glosses 轮."""
+    listed = {"zh_hans": "正则化（权重衰减、dropout）", "zh_hant": "一步（iteration，迭代）"}
+    assert i18n.glossary_listed(listed, "zh-Hans") == ["dropout"]
+    assert i18n.glossary_listed(listed, "zh-Hant") == ["iteration"]
+    assert i18n.glossary_listed({"zh_hans": "轮（epoch）"}, "zh-Hans") == []
+    assert i18n.glossary_listed({"zh_hans": "峰值算力（峰值 TFLOP/s）"}, "zh-Hans") == []
+    assert "dropout" in i18n.allowed_latin("zh-Hans") and {"dropout", "iteration"} <= i18n.allowed_latin("zh-Hant")
+    assert not {"epoch", "shuffle"} & i18n.allowed_latin("zh-Hans")

@@ -616,15 +616,30 @@ ALLOWED_LATIN: dict[str, tuple[str, ...]] = {
         "NVIDIA", "PyTorch", "CUDA", "Python", "Jupyter", "Colab", "Google", "Apple", "Mac", "macOS", "Linux",
         "Windows", "Debian", "Ubuntu", "Intel", "AMD", "EPYC", "GPU", "CPU", "RAM", "PCIe", "SXM", "AMX", "GitHub",
         "GPT", "Triton",
-        "NCCL", "Gloo",  # the communication libraries torch.distributed names its backends after (lesson 10)
+        "NCCL", "Gloo",  # the communication libraries torch.distributed's backends are named after (lesson 10)
     ),
 }  # fmt: skip
+
+
+def glossary_listed(term: dict, edition: str) -> list[str]:
+    """The Latin-letter words an edition's glossary name lists in its bracket next to Chinese ones, as its own terms.
+
+    "正则化（权重衰减、dropout）" writes dropout as zh-Hans' word for it, as "优化器（SGD、AdamW）" writes SGD; a bracket
+    of Latin letters alone ("轮（epoch）", "打乱（shuffle）") is a gloss for whoever wants it, not the edition's word.
+    """
+    name = term[edition.replace("-", "_").lower()]
+    found: list[str] = []
+    for inside in re.findall(r"（([^（）]*)）", name):
+        parts = [part.strip() for part in re.split(r"[、，,]", inside) if part.strip()]
+        if len(parts) > 1 and any(re.search(r"[\u3400-\u9fff]", part) for part in parts):
+            found += [part for part in parts if not re.search(r"[\u3400-\u9fff]", part)]
+    return found
 
 
 def allowed_latin(edition: str, root: Path = ROOT) -> frozenset[str]:
     """Every Latin word `edition` may show in an output, lower-cased: ALLOWED_LATIN, lessonkit's catalogs' names
     (GPUs, their architectures and memory types, models, cloud providers) and the words the glossary itself keeps
-    in Latin letters in the edition's terms (glossary_form: "Tensor 核心", "LoRA")."""
+    in Latin letters in the edition's terms (glossary_form: "Tensor 核心", "LoRA"; glossary_listed: dropout)."""
     import json
 
     data = root / "lessonkit" / "data"
@@ -638,6 +653,7 @@ def allowed_latin(edition: str, root: Path = ROOT) -> frozenset[str]:
         *(m["name"] for m in models),
         *(p["provider"] for p in prices),
         *(glossary_form(t, edition) for t in terms),
+        *(word for t in terms for word in glossary_listed(t, edition)),
     ]
     words = {w for kind in ALLOWED_LATIN.values() for w in kind}
     words |= {w for name in names for w in _LATIN_WORD.findall(name)}
