@@ -120,7 +120,7 @@ def test_the_other_editions_column_of_a_table_is_not_read_as_the_readers_words()
 
 
 def test_the_latin_terms_a_glossary_name_lists_are_the_editions_words_a_gloss_is_not():
-    """正则化（权重衰减、dropout）: zh-Hans writes dropout (lesson 07's figures and narration); 轮（epoch）glosses 轮."""
+    """正则化（权重衰减、dropout）: zh-Hans writes dropout (lesson 07); 轮（epoch）only glosses 轮."""
     listed = {"zh_hans": "正则化（权重衰减、dropout）", "zh_hant": "一步（iteration，迭代）"}
     assert i18n.glossary_listed(listed, "zh-Hans") == ["dropout"]
     assert i18n.glossary_listed(listed, "zh-Hant") == ["iteration"]

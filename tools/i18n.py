@@ -622,10 +622,10 @@ ALLOWED_LATIN: dict[str, tuple[str, ...]] = {
 
 
 def glossary_listed(term: dict, edition: str) -> list[str]:
-    """The Latin-letter words an edition's glossary name lists in its bracket next to Chinese ones, as its own terms.
+    """The Latin-letter words an edition's glossary name lists in its bracket next to Chinese ones: its own terms.
 
-    "正则化（权重衰减、dropout）" writes dropout as zh-Hans' word for it, as "优化器（SGD、AdamW）" writes SGD; a bracket
-    of Latin letters alone ("轮（epoch）", "打乱（shuffle）") is a gloss for whoever wants it, not the edition's word.
+    "正则化（权重衰减、dropout）" writes dropout as zh-Hans' word for it, as "优化器（SGD、AdamW）" writes SGD;
+    a bracket of Latin letters alone ("轮（epoch）", "打乱（shuffle）") is a gloss, not the edition's word.
     """
     name = term[edition.replace("-", "_").lower()]
     found: list[str] = []
