@@ -36,6 +36,8 @@ _KIND_NOTES: dict[str, Lazy] = {
 # groups listings by what comes before " (".
 _SHOWN_FIELDS = ("offer", "gpu_class", "source")
 _SHOWN: tuple[Lazy, ...] = (
+    lazy("RunPod Community Cloud"),
+    lazy("RunPod Secure Cloud"),
     lazy("RunPod Community Cloud, spot"),
     lazy("RunPod serverless"),
     lazy("RunPod serverless (L4, A5000 or 3090)"),
@@ -60,6 +62,11 @@ _SHOWN: tuple[Lazy, ...] = (
         "(plans/lambda-labs-plans-pricing.yml)"
     ),
     lazy("https://docs.runpod.io/serverless/pricing (per-second flex price x 3600)"),
+    lazy("https://console.vast.ai/api/v0/bundles/ via https://huggingface.co/datasets/lanternworks/gpu-cloud-prices"),
+    lazy(
+        "https://console.vast.ai/api/v0/bundles/ via https://github.com/tgarg01/silybench-data "
+        "(derived/csv/gpu_prices.csv)"
+    ),
     lazy(
         "$9.99 per 100 compute units (https://techcrunch.com/2022/09/29/google-colaboratory-launches-a-pay-as-"
         "you-go-option-premium-gpu-access/); units per hour measured in "

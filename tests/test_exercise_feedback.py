@@ -251,10 +251,10 @@ def test_a_letter_without_quotes_gets_did_you_forget_the_quotes(answer, edition)
 
 
 def test_the_likely_4096_token_slip_has_its_own_trap():
-    result = EXERCISES["05-chat-memory"].check(15.46)
+    result = EXERCISES["08-chat-memory"].check(15.46)
     assert result.message.startswith("15.46 GiB: ") and "4,096 tokens" in result.message
     assert "32,768" in result.message and "too low" not in result.message
-    assert "32,000" in EXERCISES["05-chat-memory"].check(18.86).message
+    assert "32,000" in EXERCISES["08-chat-memory"].check(18.86).message
 
 
 # --- one rounding policy ------------------------------------------------------------------------------------------

@@ -243,7 +243,14 @@ def test_fit_table_in_chinese_keeps_its_columns():
     head, *rows = hans.splitlines()[1:4]
     assert head.startswith("模型") and "需要" in head
     assert rows[0].endswith("可以           可以") and rows[1].endswith("-           可以")
-    assert "用来比较的内存（程序能分配的量）" in hans
+    # the note names each group of GPUs with Chinese punctuation (lesson 05 prints it under every fit table)
+    note = hans.splitlines()[-1]
+    assert note == (
+        "用来比较的显存（程序能分配的量）：T4：Colab T4 上 CUDA 报告的总量；"
+        "A100_80GB_SXM：nvidia-smi 显示的总量，CUDA 报告的略少一些，所以勉强放得下的任务仍可能失败。"
+    ), note
+    assert english.splitlines()[-1].startswith("Memory compared with (what a program can allocate): T4: the total ")
+    assert "; A100_80GB_SXM: nvidia-smi's total; CUDA" in english.splitlines()[-1]
     html_zh = table._repr_html_()
     assert "<th style='text-align:left'>模型</th><th>需要</th>" in html_zh and ">可以</td>" in html_zh
     set_language("en")
@@ -307,7 +314,7 @@ def test_plot_labels_follow_the_language():
         warnings.filterwarnings("ignore", message="Glyph .* missing from font")  # the lead adds a CJK font
         ax = plot_breakdown([est], ["8B"], moments=True, gpu="T4")
         ax.figure.canvas.draw()
-    assert ax.get_xlabel() == "記憶體（GiB）"
+    assert ax.get_xlabel() == "顯示記憶體（GiB）"
     assert [t.get_text() for t in ax.get_yticklabels()] == ["8B\n反向傳播開始時", "8B\n優化器更新步"]
     assert "權重" in [t.get_text() for t in ax.get_legend().get_texts()]
     plt.close(ax.figure)

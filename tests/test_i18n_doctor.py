@@ -48,20 +48,20 @@ def run_doctor(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str
 # Lines each edition's report must hold, for a CPU-only machine without nvidia-smi (what the lesson 01 cell shows).
 CHINESE = {
     "zh-Hans": [
-        "设备（PyTorch 将使用的设备）",
+        "PyTorch 将使用的设备",
         "  CUDA 是否可用           否",
         "  不可用：PATH 中没有 'nvidia-smi'，所以这里没有安装 NVIDIA 驱动",
         "矩阵乘法（1 次预热后，取 3 个计时样本的中位数）",
-        "这里没有 GPU，所以没有加速比可测",
+        "这里没有 GPU，无从测量加速比",
         "正常：没有 GPU，也没有任何故障。各课都能在 CPU 上运行。",
         "备注：这里没有 GPU。",
     ],
     "zh-Hant": [
-        "裝置（PyTorch 將使用的裝置）",
+        "PyTorch 將使用的裝置",
         "  CUDA 是否可用           否",
         "  無法使用：PATH 中沒有 'nvidia-smi'，所以這裡沒有安裝 NVIDIA 驅動程式",
         "矩陣乘法（1 次預熱後，取 3 個計時樣本的中位數）",
-        "這裡沒有 GPU，所以沒有加速倍數可測",
+        "這裡沒有 GPU，無從量測加速倍數",
         "正常：沒有 GPU，也沒有任何故障。各課都能在 CPU 上執行。",
         "備註：這裡沒有 GPU。",
     ],
@@ -225,13 +225,32 @@ def test_chinese_columns_line_up_in_a_terminal():
     assert pad("设备", 6) == "设备  " and pad("ab", 4, ">") == "  ab" and pad("too long", 3) == "too long"
     set_language("zh-Hans")
     lines = render_text(_gpu_report([])).splitlines()
-    block = lines[lines.index("设备（PyTorch 将使用的设备）") + 1 :]
+    block = lines[lines.index("PyTorch 将使用的设备") + 1 :]
     block = block[: block.index("")]
     values = ["cuda: Tesla T4", "14.7 GiB = 15.8 GB", "14.5 GiB = 15.6 GB", "7.5", "535.104.05", "2.3.0", "12.1", "是"]
     assert len(block) == len(values)
     for line, value in zip(block, values, strict=True):
         assert line.endswith(" " + value), line
         assert display_width(line[: -len(value)]) == 26, line  # every value starts in the same terminal column
+
+
+# Issue 28: "PyTorch 的 CUDA 版本 否" read as "CUDA version: no". The build line names what PyTorch brings with it,
+# and a CPU-only build says so in words, in each edition; a CUDA build shows its version on the same line.
+BUILD_LINES = {
+    "zh-Hans": ("  PyTorch 自带的 CUDA     无（纯 CPU 版或 Apple 版 PyTorch）", "  PyTorch 自带的 CUDA     12.1"),
+    "zh-Hant": ("  PyTorch 內建的 CUDA     無（純 CPU 版或 Apple 版 PyTorch）", "  PyTorch 內建的 CUDA     12.1"),
+}
+
+
+@pytest.mark.parametrize("edition", ["zh-Hans", "zh-Hant"])
+def test_the_cuda_build_line_reads_naturally(edition):
+    cpu_only_build = copy.deepcopy(_gpu_report([]))
+    cpu_only_build["device"] |= {"torch_cuda_version": None, "cuda_available": False}
+    set_language(edition)
+    without, with_cuda = BUILD_LINES[edition]
+    assert without in render_text(cpu_only_build).splitlines()
+    assert with_cuda in render_text(_gpu_report([])).splitlines()
+    assert "CUDA 版本" not in render_text(cpu_only_build)
 
 
 def test_parameter_counts_in_each_language():
@@ -283,7 +302,7 @@ def test_the_report_in_a_notebook_is_html_tables_with_the_terminals_text_behind_
     html = data["text/html"]
     assert html.count("<table>") == 2  # the device and the matmuls
     assert f"<p><b>{device_heading}</b></p><table>" in html
-    none = {"zh-Hans": "无（只支持 CPU 或 Apple 的版本）", "zh-Hant": "無（僅支援 CPU 或 Apple 的版本）"}[edition]
+    none = {"zh-Hans": "无（纯 CPU 版或 Apple 版 PyTorch）", "zh-Hant": "無（純 CPU 版或 Apple 版 PyTorch）"}[edition]
     assert none in html and none in data["text/plain"]
     assert "否（" not in data["text/plain"] + html
     assert shown.exit_status == 0 and data["text/plain"].splitlines()[0].startswith("lessonkit doctor")

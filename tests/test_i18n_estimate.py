@@ -52,6 +52,7 @@ WORDS = {  # edition -> (inference, full fine-tuning, KV cache, activations)
     "zh-Hant": ("推論", "全參數微調", "KV 快取", "活化值"),
 }
 AMP = {"zh-Hans": "自动混合精度", "zh-Hant": "自動混合精度"}  # automatic mixed precision, PyTorch's AMP
+FOREACH = {"zh-Hans": "多张量实现", "zh-Hant": "多張量實作"}  # AdamW's foreach implementation, lesson 05's calculator
 MOE = ModelConfig(
     name="tiny moe",
     vocab_size=100,
@@ -127,7 +128,8 @@ def test_estimate_labels_and_notes_speak_the_edition(edition):
     assert est.label.startswith(f"GPT-2 124M · {inference} · fp16 ") and kv in est.label and "×" in est.label
     assert any("GPT-2 124M" in n and "1,024" in n and HAN.search(n) for n in est.notes)
     full_est = estimate_training("llama-3.2-1b", precision="autocast_bf16", checkpointing=True, attention="eager")
-    assert "adamw (foreach)" in full_est.label
+    # the optimizer's implementation in words, with the PyTorch argument that chooses it
+    assert f"adamw（{FOREACH[edition]}，foreach=True）" in full_est.label
     # the recipe by its name, translated, never its key (the calculator's figure showed "mixed_bf16" as its title)
     assert f"· {full} · PyTorch {AMP[edition]}（bf16）" in full_est.label and "_bf16" not in full_est.label
     lora = estimate_lora("llama-3.2-1b", base_dtype="int4", gelu_new=True)

@@ -72,8 +72,8 @@ WRONG = [
         15360,
         "15360 GiB: that is the number as printed, in MiB. Convert it: 1 GiB = 1024 MiB.",
         {
-            "zh-Hans": "15360 GiB：这是表格里印出的原始数值，单位是 MiB",
-            "zh-Hant": "15360 GiB：這是表格裡印出的原始數值，單位是 MiB",
+            "zh-Hans": "15360 GiB：这是表格里显示的原始数值，单位是 MiB",
+            "zh-Hant": "15360 GiB：這是表格上印的原始數字，單位是 MiB",
         },
     ),
 ]
@@ -254,8 +254,8 @@ def test_every_text_field_takes_a_lazy_and_shows_plain_text():
     wrong, right = ex.check(15360), ex.check(15)
     assert (
         type(wrong.message) is str
-        and wrong.message.startswith("15360 GiB：这是表格里印出的原始数值")
-        and "这是规格表上的 '16 GB'。" in wrong.message
+        and wrong.message.startswith("15360 GiB：这是表格里显示的原始数值")
+        and "这是规格表上的“16 GB”。" in wrong.message
     )
     assert (
         type(ex.title) is str

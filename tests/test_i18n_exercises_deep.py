@@ -17,7 +17,7 @@ from lessonkit.exercises.display import INCORRECT
 from lessonkit.exercises.kinds import ChoiceExercise, NumberExercise
 
 ROOT = Path(__file__).resolve().parent.parent
-LESSONS = ("05", "06", "07", "09", "10", "11")
+LESSONS = ("05", "06", "07", "08", "09", "10", "11")
 EDITIONS = ("zh-Hans", "zh-Hant")
 MODULES = [ROOT / "lessonkit" / "exercises" / f"lesson{n}.py" for n in LESSONS]
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -36,8 +36,8 @@ WRONG = [
         "A",
         "A) the flag only allows TF32 where a GPU has it. The T4 is Turing, compute capability 7.5, and TF32 "
         "needs 8.0 or newer.",
-        {"zh-Hans": "A) 这个标志只是在 GPU 具备 TF32 时允许使用它。T4 是 Turing 架构，计算能力 7.5",
-         "zh-Hant": "A) 這個旗標只是在 GPU 具備 TF32 時允許使用它。T4 是 Turing 架構，運算能力 7.5"},
+        {"zh-Hans": "A) 这个开关只是允许在具备 TF32 的 GPU 上使用 TF32。T4 是 Turing 架构，计算能力 7.5",
+         "zh-Hant": "A) 這個開關只是允許在具備 TF32 的 GPU 上使用 TF32。T4 是 Turing 架構，運算能力 7.5"},
     ),
     (
         "07-steps",
@@ -51,6 +51,14 @@ WRONG = [
         "B",
         "B) a rented GPU bills every hour it runs, busy or idle. And a 7B model does not need an 80 GB card.",
         {"zh-Hans": "B) 租用的 GPU 只要在运行就按小时计费", "zh-Hant": "B) 租用的 GPU 只要在執行就按小時計費"},
+    ),
+    (
+        "08-moe-two-users",
+        12.17,
+        "12.17 GB: that reads everything twice. Attention, norms, routers and the output head are read once per step "
+        "for the whole batch; only the experts differ from token to token.",
+        {"zh-Hans": "12.17 GB：这把所有东西都读了两遍。注意力、归一化层、路由器和输出头",
+         "zh-Hant": "12.17 GB：這把所有東西都讀了兩遍。注意力、正規化層、路由器和輸出頭"},
     ),
     (
         "09-accumulation",
@@ -122,7 +130,7 @@ def test_every_text_of_lessons_05_to_10_is_translated(edition):
 
 
 def test_an_explanation_built_when_shown_follows_the_language():
-    ex = EXERCISES["05-chat-memory"]
+    ex = EXERCISES["08-chat-memory"]
     lessonkit.set_language("zh-Hans")
     assert "个参数 × 2 字节" in ex.solution().explanation and "KV 缓存" in ex.solution().explanation
     lessonkit.set_language("zh-Hant")

@@ -125,7 +125,7 @@ def test_roofline_labels_and_legend_never_overlap(case, monkeypatch):
     try:
         assert clashes(fig) == []
         labels = {t.get_text() for t in fig.axes[0].texts}
-        assert {"64", "128", "256", str(case["N"]), "add"} <= labels
+        assert {"64", "128", "256", str(case["N"]), "vector add"} <= labels
     finally:
         plt.close(fig)
 
@@ -138,7 +138,7 @@ def test_without_cuda_the_roofline_adds_the_recorded_gpu_points(monkeypatch):
         recorded = [r for r in gpu_checks() if r.get("timer")][-1]
         sizes = {str(t["size"]) for t in recorded["timer"] if t["op"] == "matmul"}
         texts = [t.get_text() for t in fig.axes[0].texts]
-        assert sizes <= set(texts) and texts.count("add") == 2  # this machine's add and the recorded one
+        assert sizes <= set(texts) and texts.count("vector add") == 2  # this machine's add and the recorded one
         legend = " ".join(t.get_text() for t in fig.legends[0].get_texts())
         assert f"recorded on {find_gpu(recorded['gpu']).name}" in legend and "measured here on cpu" in legend
     finally:

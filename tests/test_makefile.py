@@ -345,3 +345,10 @@ def test_make_doctor_sets_up_the_venv_first_when_it_is_missing(tmp_path):
     lines = planned.stdout.splitlines()
     assert any("tools/make_venv.py --venv" in line for line in lines), planned.stdout
     assert lines[-1] == f"{tmp_path / 'none-yet'}/bin/lessonkit doctor "
+
+
+def test_notebooks_run_two_at_a_time_each_in_one_process(tmp_path):
+    """make test spreads test files over one process per core (pytest-xdist), whole files only: a notebook's cells
+    share one kernel and must run in order in the process that started it."""
+    line = planned_test_command(tmp_path, None)
+    assert " -n auto " in line and " --dist loadfile " in line

@@ -166,7 +166,7 @@ def test_the_default_full_fine_tuning_recipe_is_pytorch_amp_with_fused_adamw():
     """The default matches a framework's default: 16 bytes per parameter at the step, not 24."""
     config = find_model("llama-3.1-8b")
     est = estimate_training(config, cuda_context_bytes=0)
-    assert "amp_bf16" in est.label and "(fused)" in est.label
+    assert TRAINING_RECIPES["amp_bf16"].title in est.label and "(fused)" in est.label
     assert est.moments["optimizer step"]["temporaries"] == 0
     assert est.model_states == 16 * config.n_params + 4 * config.n_tensors
 

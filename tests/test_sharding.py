@@ -21,7 +21,7 @@ from lessonkit.estimate import (
     memory_budget,
     tensor_parallel_shard,
 )
-from lessonkit.estimate.recipes import STRATEGY_RECIPES, recipe_for
+from lessonkit.estimate.recipes import STRATEGY_RECIPES, TRAINING_RECIPES, recipe_for
 from lessonkit.estimate.sharding import SPLIT_FROM_STAGE
 from lessonkit.gpus import find_gpu
 from lessonkit.models import find_model
@@ -62,9 +62,11 @@ def test_each_strategy_runs_its_frameworks_recipe():
     # fp32 sharded parameters, gradients and AdamW's moments (16 bytes), plus foreach's scratch (4): 20 bytes / 64
     step = fsdp.moments["optimizer step"]
     assert step["weights"] + step["gradients"] + step["optimizer_state"] == pytest.approx(16 * n / 64, rel=1e-6)
-    assert step["temporaries"] == pytest.approx(4 * n / 64, rel=1e-6) and "fsdp2_bf16" in fsdp.label
+    assert step["temporaries"] == pytest.approx(4 * n / 64, rel=1e-6)
+    assert TRAINING_RECIPES["fsdp2_bf16"].title in fsdp.label
     zero3 = estimate_sharded("llama-3.1-70b", gpus=64, strategy="zero3", checkpointing=True)
-    assert "deepspeed_bf16" in zero3.label and "amp_bf16" in estimate_sharded("gpt2", gpus=2, strategy="ddp").label
+    assert TRAINING_RECIPES["deepspeed_bf16"].title in zero3.label
+    assert TRAINING_RECIPES["amp_bf16"].title in estimate_sharded("gpt2", gpus=2, strategy="ddp").label
     # 20 H100s before the fix; FSDP2's own recipe needs 17, as fused AdamW did before
     assert (
         gpus_needed("llama-3.1-70b", "H100_SXM", strategy="fsdp", mode="full", dtype="bf16", checkpointing=True).gpus

@@ -549,22 +549,20 @@ _BLOCK_TAG = re.compile(r"</?(?:td|th|tr|p|br|li|div|table|ul|ol|h\d|pre)\b[^>]*
 _ENGLISH_ELEMENT = re.compile(r"<(td|th|span|div|p)\b[^>]*\blang=['\"]en['\"][^>]*>.*?</\1>", re.DOTALL)
 
 
-def _elements_in(langs: tuple[str, ...]) -> re.Pattern[str]:
-    """The HTML elements marked lang="..." with one of `langs`: text in another language, shown on purpose."""
-    marked = "|".join(map(re.escape, langs))
-    return re.compile(rf"<(td|th|span|div|p)\b[^>]*\blang=['\"](?:{marked})['\"][^>]*>.*?</\1>", re.DOTALL)
+def _element_in(language: str) -> re.Pattern[str]:
+    """An HTML element marked lang=`language` (a glossary table's column), with what it holds."""
+    return re.compile(rf"<(td|th|span|div|p)\b[^>]*\blang=['\"]{re.escape(language)}['\"][^>]*>.*?</\1>", re.DOTALL)
 
 
-def output_texts(nb: nbformat.NotebookNode, other_languages: tuple[str, ...] = ()) -> list[tuple[int, str, str]]:
+def output_texts(nb: nbformat.NotebookNode, other_edition: str | None = None) -> list[tuple[int, str, str]]:
     """(cell number, cell id, text) for what a reader reads in each code cell's stored outputs.
 
     Printed text, and a result's HTML as the browser shows it (tags dropped; code, and what is marked lang="en"
     on purpose, such as a glossary's English column, left out) or else its plain text. A figure's or a widget's
     plain-text stand-in ("<Figure size 640x480 with 1 Axes>", "VBox(children=...)") is read by no one.
-    `other_languages` leaves out what is marked in those languages too: the other Chinese edition's column of a
-    glossary table is that edition's words, shown next to the reader's own (lang="zh-Hant" in zh-Hans).
+    other_edition: what is marked lang=other_edition (the glossary's column in the other script) is left out too;
+    it is read with that edition's own rules where it is the reader's column.
     """
-    foreign = _elements_in(other_languages) if other_languages else None
     import html as html_module
 
     found = []
@@ -579,7 +577,8 @@ def output_texts(nb: nbformat.NotebookNode, other_languages: tuple[str, ...] = (
                 if "text/html" in data:
                     # code and what is marked English become a mark that is neither a word nor a space
                     shown = _ENGLISH_ELEMENT.sub("\x00", _CODE_ELEMENT.sub("\x00", data["text/html"]))
-                    shown = foreign.sub("\x00", shown) if foreign else shown
+                    if other_edition:
+                        shown = _element_in(other_edition).sub("\x00", shown)
                     shown = _BLOCK_TAG.sub("\n", shown)  # a table's cells and a box's lines end a line
                     text = html_module.unescape(re.sub(r"<[^>]+>", "", shown))
                 else:
@@ -615,7 +614,7 @@ ALLOWED_LATIN: dict[str, tuple[str, ...]] = {
     "names": (
         "NVIDIA", "PyTorch", "CUDA", "Python", "Jupyter", "Colab", "Google", "Apple", "Mac", "macOS", "Linux",
         "Windows", "Debian", "Ubuntu", "Intel", "AMD", "EPYC", "GPU", "CPU", "RAM", "PCIe", "SXM", "AMX", "GitHub",
-        "GPT", "Triton",
+        "GPT", "Triton", "ROCm", "Metal",  # ROCm: AMD's GPU platform; Metal: Apple's graphics API (MPS)
         "NCCL", "Gloo",  # the communication libraries torch.distributed's backends are named after (lesson 10)
     ),
 }  # fmt: skip
@@ -664,10 +663,10 @@ def allowed_latin(edition: str, root: Path = ROOT) -> frozenset[str]:
 _NOT_WORDS = re.compile(
     r"`[^`\n]*`"  # a code span
     r"|https?://\S+|www\.\S+"  # an address
-    r"|\S+\.(?:ipynb|json|py|md|txt|pdf|csv|html|mo|po)\b"  # a file name
+    r"|\S+\.(?:ipynb|json|py|md|txt|pdf|csv|html|mo|po|yml|yaml)\b"  # a file name
     r"|\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?"  # torch.cuda.is_available(), lessonkit.doctor
     r"|\b[A-Za-z_]+[0-9]*_\w*"  # snake_case names: world_size, A100_40GB
-    r"|\b\w+\(\)"  # a call: synchronize()
+    r"|\b\w+\([\w.=']*\)"  # a call, with arguments written without a space: synchronize(), benchmark(flush_cache=True)
     r"|--?[a-z][\w-]*"  # a command's option: --quick
     r"|(?<![\w/])/[\w.-]+(?:/[\w.-]+)+"  # a path: /proc/cpuinfo
     r"|'[^'\n]*'"  # a quoted value in a repr: 'zh-Hans', 'cuda'
@@ -675,7 +674,12 @@ _NOT_WORDS = re.compile(
     # a gloss: the English term in brackets right after the Chinese one, for whoever wants it
     r"|(?<=[\u3400-\u9fff])\s?[（(][A-Za-z][^（）()\u3400-\u9fff]*[）)]"
 )
-_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-/][A-Za-z0-9]+)*")
+# a word starts after a letter or digit of its own: "24xlarge" (AWS p4de.24xlarge) is one product code, not "xlarge"
+_LATIN_WORD = re.compile(r"(?<![A-Za-z0-9])[A-Za-z][A-Za-z0-9]*(?:[-/][A-Za-z0-9]+)*")
+# a gloss after a Chinese term that ends in a Latin word, 无服务器 GPU（Serverless）: the gloss goes, the word stays
+_GLOSS_AFTER_MIXED_TERM = re.compile(
+    r"([\u3400-\u9fff]\s?[A-Za-z][A-Za-z0-9]*)\s?[（(][A-Za-z][^（）()\u3400-\u9fff]*[）)]"
+)
 
 
 def latin_words(text: str, allowed: frozenset[str]) -> list[str]:
@@ -685,7 +689,7 @@ def latin_words(text: str, allowed: frozenset[str]) -> list[str]:
     code, not a word; code, addresses and file names are not words either (_NOT_WORDS).
     """
     found: list[str] = []
-    for word in _LATIN_WORD.findall(_NOT_WORDS.sub(" ", text)):
+    for word in _LATIN_WORD.findall(_NOT_WORDS.sub(" ", _GLOSS_AFTER_MIXED_TERM.sub(r"\1", text))):
         if len(word) < 2 or any(c.isdigit() for c in word) or word.lower() in allowed:
             continue
         if len(parts := re.split(r"[-/]", word)) > 1 and all(part.lower() in allowed for part in parts):
@@ -715,8 +719,8 @@ def latin_problems(
         return [Problem(edition, lesson.stem, "-", f"{built.name} is missing")]
     allowed = allowed_latin(edition, root) if allowed is None else allowed
     by_cell: dict[tuple[int, str], list[str]] = {}
-    others = tuple(other for other in EDITIONS if other != edition)
-    for number, cell_id, text in output_texts(nbformat.read(built, as_version=4), others):
+    other = next(e for e in EDITIONS if e != edition) if edition in EDITIONS else None
+    for number, cell_id, text in output_texts(nbformat.read(built, as_version=4), other):
         if cell_id in VERBATIM_OUTPUTS:
             continue
         words = by_cell.setdefault((number, cell_id), [])

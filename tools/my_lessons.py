@@ -76,7 +76,7 @@ TEXT = {
         "copied": "  已复制  {name}  （新的，不含输出：运行其中的单元格就能看到）",
         "restored": "  已复制  {name}  （替换了一个失效的链接）",
         "kept": "  已保留  {name}  （你的副本，没有覆盖）",
-        "blocked": "  已跳过  {name}  （它的位置上有个不是笔记本的东西：请把它移走）",
+        "blocked": "  已跳过  {name}  （它的位置上有个不是 notebook 的东西：请把它移走）",
         "yours": "  你的    {name}  （已不是本课程的课程；保持原样）",
         "afresh": "想从课程的版本重新开始某一课，就删除它的副本；make lab 会再复制一份。",
         "starting": "在课程文件夹 {root}/ 中启动 JupyterLab（这样课程里指向 README 的链接可用），打开 {dest}/。"

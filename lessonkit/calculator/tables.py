@@ -66,8 +66,9 @@ class FitTable:
         return "\n".join(lines + self._footnotes())
 
     def _footnotes(self) -> list[str]:
+        group = pgettext("fit table note: GPUs and what their memory is", "{gpus}: {basis}")
         notes = [
-            f"{g.key}: {g.summary}"
+            group.format(gpus=g.key, basis=g.summary)
             + (_(" (the CUDA context already exists here, so this column leaves it out)") if g.context_in_use else "")
             for g in self.gpus
             if isinstance(g, MachineBudget)
@@ -77,7 +78,10 @@ class FitTable:
             if isinstance(g, GpuSpec):
                 bases.setdefault(g.allocatable_basis, []).append(g.key)
         if bases:
-            listed = "; ".join(f"{', '.join(keys)}: {basis}" for basis, keys in bases.items())
+            names = pgettext("separator between listed items", ", ")
+            listed = pgettext("fit table note: between groups of GPUs", "; ").join(
+                group.format(gpus=names.join(keys), basis=basis) for basis, keys in bases.items()
+            )
             notes.append(_("Memory compared with (what a program can allocate): {listed}.").format(listed=listed))
         return notes
 

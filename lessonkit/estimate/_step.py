@@ -104,7 +104,8 @@ class StepJob:
     def optimizer_label(self) -> str:
         """The optimizer as an estimate's label names it: 'adamw (foreach)', 'adamw (fused)', 'sgd' (lesson 05)."""
         if self.optimizer in ("adam", "adamw"):
-            return f"{self.optimizer} ({'fused' if self.in_place else 'foreach'})"
+            shown = _("{optimizer} (fused)") if self.in_place else _("{optimizer} (foreach)")
+            return shown.format(optimizer=self.optimizer)
         return self.optimizer
 
     def label_tail(self) -> str:

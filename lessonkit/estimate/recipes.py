@@ -47,8 +47,8 @@ class Recipe:
     """
 
     key: str
-    label: str
-    framework: str
+    label: str | Lazy  # shown in the language lessonkit speaks: str(recipe.label), or in a table
+    framework: str | Lazy
     weights: str
     grads: str
     master: str | None
@@ -122,7 +122,7 @@ def _recipes() -> dict[str, Recipe]:
     out = {
         "fp32": Recipe(
             "fp32",
-            "fp32, torch.optim.AdamW (foreach)",
+            lazy("fp32, torch.optim.AdamW (foreach)"),
             "PyTorch",
             "fp32",
             "fp32",
@@ -136,11 +136,21 @@ def _recipes() -> dict[str, Recipe]:
     }
     for d in ("bf16", "fp16"):
         out[d] = Recipe(
-            d, f"pure {d}, torch.optim.AdamW (state in {d})", "PyTorch", d, d, None, False, d, d, None, _ADAMW
+            d,
+            lazy("pure {dtype}, torch.optim.AdamW (state in {dtype})", dtype=d),
+            "PyTorch",
+            d,
+            d,
+            None,
+            False,
+            d,
+            d,
+            None,
+            _ADAMW,
         )
         out[f"amp_{d}"] = Recipe(
             f"amp_{d}",
-            f"PyTorch AMP ({d} autocast) + fused AdamW",
+            lazy("PyTorch AMP ({dtype} autocast) + fused AdamW", dtype=d),
             "PyTorch / Hugging Face Trainer",
             "fp32",
             "fp32",
@@ -153,7 +163,7 @@ def _recipes() -> dict[str, Recipe]:
         )
         out[f"autocast_{d}"] = Recipe(
             f"autocast_{d}",
-            f"PyTorch AMP ({d} autocast) + torch.optim.AdamW's default (foreach)",
+            lazy("PyTorch AMP ({dtype} autocast) + torch.optim.AdamW's default (foreach)", dtype=d),
             "PyTorch",
             "fp32",
             "fp32",
@@ -166,7 +176,7 @@ def _recipes() -> dict[str, Recipe]:
         )
         out[f"deepspeed_{d}"] = Recipe(
             f"deepspeed_{d}",
-            f"DeepSpeed ZeRO mixed precision ({d}) + FusedAdam",
+            lazy("DeepSpeed ZeRO mixed precision ({dtype}) + FusedAdam", dtype=d),
             "DeepSpeed / Apex",
             d,
             d,
@@ -179,7 +189,7 @@ def _recipes() -> dict[str, Recipe]:
         )
         out[f"megatron_{d}"] = Recipe(
             f"megatron_{d}",
-            f"Megatron-LM mixed precision ({d})",
+            lazy("Megatron-LM mixed precision ({dtype})", dtype=d),
             "Megatron-LM",
             d,
             "fp32" if d == "bf16" else d,
@@ -192,7 +202,10 @@ def _recipes() -> dict[str, Recipe]:
         )
         out[f"fsdp2_{d}"] = Recipe(
             f"fsdp2_{d}",
-            f"FSDP2 mixed precision ({d} compute, fp32 sharded parameters) + torch.optim.AdamW (foreach)",
+            lazy(
+                "FSDP2 mixed precision ({dtype} compute, fp32 sharded parameters) + torch.optim.AdamW (foreach)",
+                dtype=d,
+            ),
             "PyTorch FSDP2",
             "fp32",
             "fp32",
@@ -205,8 +218,8 @@ def _recipes() -> dict[str, Recipe]:
         )
         out[f"mixed_{d}"] = Recipe(
             f"mixed_{d}",
-            f"mixed {d} with fp32 master weights, torch.optim.AdamW (foreach)",
-            "a hand-written loop",
+            lazy("mixed {dtype} with fp32 master weights, torch.optim.AdamW (foreach)", dtype=d),
+            lazy("a hand-written loop"),
             d,
             d,
             "fp32",

@@ -13,23 +13,25 @@ from lessonkit.units import DTYPE_BYTES, GB, GIB
 
 def _per_param(precision: str) -> dict[str, float]:
     recipe = TRAINING_RECIPES[precision]
-    weights = DTYPE_BYTES[recipe["weights"]]
     return {
-        "weights": weights,
-        "gradients": weights,  # the gradients have the dtype of the weights they belong to
+        "weights": DTYPE_BYTES[recipe["weights"]],
+        "gradients": DTYPE_BYTES[recipe.grads],
         "master": DTYPE_BYTES[recipe["master"]] if recipe["master"] else 0.0,
         "moments": 2 * DTYPE_BYTES[recipe["state"]],  # AdamW: a running mean and a running mean of squares
     }
 
 
 # Bytes per parameter of the model states (weights, gradients, fp32 master copy, AdamW's two moments),
-# read from the estimator's training recipes (lessons 09 and 10 ask about them).
-BYTES_PER_PARAM: dict[str, dict[str, float]] = {p: _per_param(p) for p in ("fp32", "mixed_bf16")}
+# read from the estimator's training recipes: the two schemes of mixed precision reach the same 16 bytes.
+# "amp_bf16" is the autocast scheme lesson 09 runs (fp32 weights and gradients, 4 + 4 + 8); "mixed_bf16"
+# the master-weights scheme of DeepSpeed and Megatron-LM that the ZeRO paper counts (2 + 2 + 4 + 8), which
+# lesson 10 splits across GPUs.
+BYTES_PER_PARAM: dict[str, dict[str, float]] = {p: _per_param(p) for p in ("fp32", "amp_bf16", "mixed_bf16")}
 
 
-# Question 2: a 3-billion-parameter model trained in mixed precision (bf16) with AdamW.
+# Question 2: a 3-billion-parameter model trained with PyTorch AMP (bf16 autocast) and AdamW, as Step 2 runs it.
 MIXED_PARAMS = 3e9
-_MIXED = BYTES_PER_PARAM["mixed_bf16"]
+_MIXED = BYTES_PER_PARAM["amp_bf16"]
 _MIXED_PER_PARAM = sum(_MIXED.values())
 _MIXED_GB = MIXED_PARAMS * _MIXED_PER_PARAM / GB
 
@@ -75,22 +77,30 @@ def _accumulation_target() -> Target:
 
 
 def _mixed_target() -> Target:
-    """Question 2 of lesson 09: model states of a 3B model in mixed precision, in the language shown now."""
-    w, g, m, s = (_MIXED[k] for k in ("weights", "gradients", "master", "moments"))
+    """Question 2 of lesson 09: model states of a 3B model under autocast, in the language shown now."""
+    w, g, s = (_MIXED[k] for k in ("weights", "gradients", "moments"))
     return Target(
         _MIXED_GB,
         correct=_(
-            "{w:g} (bf16 weights) + {g:g} (bf16 gradients) + {m:g} (fp32 master copy) + {s:g} "
-            "(two fp32 AdamW moments) = {per_param:g} bytes per parameter; × 3 × 10**9 = "
-            "{gb:g} GB, before activations. The same as plain fp32: mixed precision saves activation "
-            "memory and time, not model-state memory."
-        ).format(w=w, g=g, m=m, s=s, per_param=_MIXED_PER_PARAM, gb=_MIXED_GB),
+            "{w:g} (fp32 weights) + {g:g} (fp32 gradients) + {s:g} (two fp32 AdamW moments) = {per_param:g} bytes "
+            "per parameter; × 3 × 10**9 = {gb:g} GB, before activations. The same as plain fp32: autocast saves "
+            "activation memory and time, not model-state memory. The master-weights scheme (DeepSpeed, "
+            "Megatron-LM) splits the same {per_param:g} bytes as 2 + 2 + 4 + 8."
+        ).format(w=w, g=g, s=s, per_param=_MIXED_PER_PARAM, gb=_MIXED_GB),
         traps=(
             Trap(
-                MIXED_PARAMS * (w + g + s) / GB,
+                MIXED_PARAMS * (2 + 2 + s) / GB,
                 _(
-                    "that forgets the fp32 master copy of the weights: 4 more bytes per parameter, which "
-                    "mixed precision keeps so that small updates are not lost."
+                    "that stores the weights and gradients in bf16. Under autocast they stay fp32, as Step 2 "
+                    "printed (torch.float32): only the arithmetic runs in bf16."
+                ),
+            ),
+            Trap(
+                MIXED_PARAMS * (_MIXED_PER_PARAM + 4) / GB,
+                _(
+                    "that counts 20 bytes per parameter: an fp32 master copy on top of fp32 weights, or the scratch "
+                    "of PyTorch's foreach AdamW step. Under autocast the fp32 parameters are the master weights, and "
+                    "the scratch exists only during `step()`: neither is a model state."
                 ),
             ),
             Trap(
@@ -99,30 +109,16 @@ def _mixed_target() -> Target:
             ),
             Trap(
                 MIXED_PARAMS * w / GB,
-                _(
-                    "that is the bf16 weights alone. Training also keeps gradients, "
-                    "an fp32 master copy and AdamW's two moments."
-                ),
+                _("that is the fp32 weights alone. Training also keeps gradients and AdamW's two moments."),
             ),
             Trap(
                 MIXED_PARAMS * (w + g) / GB,
-                _("that is the bf16 weights and gradients. Add the fp32 master copy and AdamW's two fp32 moments."),
-            ),
-            Trap(
-                MIXED_PARAMS * s / GB,
-                _("that is AdamW's two moments alone. The weights, the gradients and the master copy come on top."),
+                _("that is the weights and gradients. Add AdamW's two fp32 moments: 8 bytes per parameter."),
             ),
             Trap(
                 _MIXED_PER_PARAM,
                 _("that is the bytes per parameter. Multiply by the 3 × 10**9 parameters, then divide by 10**9."),
                 0,
-            ),
-            Trap(
-                MIXED_PARAMS * (2 * DTYPE_BYTES["fp32"] + m + s) / GB,
-                _(
-                    "that keeps the weights and gradients in fp32 as "
-                    "well as the master copy. In mixed precision they are bf16: 2 bytes each."
-                ),
             ),
         ),
     )
@@ -157,28 +153,30 @@ EXERCISES: list[Exercise] = [
     ),
     NumberExercise(
         "09-mixed-3b",
-        title=lazy("model states of a 3B model in mixed precision"),
+        title=lazy("model states of a 3B model under autocast"),
         unit="GB",
         target=_mixed_target,
         hints=(
             lazy(
-                "List what mixed precision keeps for every parameter: 16-bit weights and gradients, and what in fp32?"
+                "Step 2 printed the dtypes under autocast: what are the weights and the gradients stored in? "
+                "Then add AdamW's two moments."
             ),
             lazy(
-                "bf16 weights 2 + bf16 gradients 2 + fp32 master copy 4 + two fp32 AdamW moments 8 bytes. "
+                "fp32 weights 4 + fp32 gradients 4 + two fp32 AdamW moments 8 bytes. "
                 "Multiply by 3 × 10**9 and divide by 10**9 for GB."
             ),
         ),
         explanation=lazy(
             "{per_param:g} bytes per parameter × 3 × 10**9 parameters = {gb:g} GB "
-            "({gib:.1f} GiB), before any activation. Step 1 measured the same "
-            "{per_param:g} bytes for plain fp32 (4 + 4 + 8).",
+            "({gib:.1f} GiB), before any activation: the same as plain fp32 in Step 1 (4 + 4 + 8), since "
+            "autocast keeps the parameters and their gradients in fp32. The master-weights scheme of DeepSpeed "
+            "and Megatron-LM reaches the same {per_param:g} bytes as 2 + 2 + 4 + 8.",
             per_param=_MIXED_PER_PARAM,
             gb=_MIXED_GB,
             gib=_MIXED_GB * GB / GIB,
         ),
         code=lazy(
-            "bytes_per_param = 2 + 2 + 4 + 4 + 4   # bf16 weights, bf16 gradients, fp32 master copy, two moments\n"
+            "bytes_per_param = 4 + 4 + 4 + 4   # fp32 weights, fp32 gradients, two fp32 moments\n"
             "answer = 3e9 * bytes_per_param / 1e9   # {gb:g} GB",
             gb=_MIXED_GB,
         ),
