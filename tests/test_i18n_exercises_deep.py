@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import re
 import string
+import sys
 from pathlib import Path
 
 import polib
@@ -180,3 +181,38 @@ def test_the_traditional_edition_uses_taiwan_terms():
     for entry in po:
         for wrong in ("引數", "視訊記憶體", "並行", "萬億", "數據", "啟用值", "最佳化器", "“", "”", "这", "数", "显存"):
             assert wrong not in entry.msgstr, (wrong, entry.msgstr)
+
+
+LESSONS_07_AND_10 = ("07-sorted-data", "07-normalise-validation", "07-overfitting", "07-steps",
+                     "10-straggler", "10-zero3", "10-effective-batch", "10-equal-halves")  # fmt: skip
+GPU_COUNT = {  # a GPU card is counted with 张 in Taiwan and 块 on the mainland, as lessons 07 and 10 count them
+    "zh-Hant": re.compile(r"(?:[一兩二三四五六七八九十幾多每單某那哪]|\d|\})\s*個\s*GPU"),
+    "zh-Hans": re.compile(r"(?:[一两二三四五六七八九十几多每单某那哪]|\d|\})\s*个\s*GPU"),
+}
+LATIN_TOUCHING_CHINESE = re.compile(r"[\u4e00-\u9fff][A-Za-z]|[A-Za-z][\u4e00-\u9fff]")
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_lessons_07_and_10s_feedback_reads_as_the_lessons_chinese(edition):
+    """Issue 28: what lessons 07 and 10 say when a learner answers uses the lessons' words (GPUs counted with 張 /
+    块, dropout as each edition's glossary writes it) and Chinese typography: the regional and typography checks
+    find nothing, and a Latin word is set off from Chinese by a space ("epoch 的權重", not "epoch的權重")."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import i18n as i18n_tool  # tools/i18n.py
+    finally:
+        sys.path.remove(str(ROOT / "tools"))
+    card = "張" if edition == "zh-Hant" else "块"
+    lessonkit.set_language(edition)
+    found = []
+    for ident in LESSONS_07_AND_10:
+        ex = EXERCISES[ident]
+        texts = [note.message for note in ex.teacher_notes()] + list(ex.hints) + [str(ex.solution()), str(ex.title)]
+        texts += list(ex.options.values()) if isinstance(ex, ChoiceExercise) else []
+        for shown in map(str, texts):
+            found += [f"{ident}: {p}" for p in i18n_tool.regional_pattern_problems(edition, shown)]
+            found += [f"{ident}: {p}" for p in i18n_tool.typography_problems(edition, shown)]
+            found += [f"{ident}: {w} (count GPUs with {card})" for w in GPU_COUNT[edition].findall(shown)]
+            found += [f"{ident}: {m.group(0)!r} needs a space" for m in LATIN_TOUCHING_CHINESE.finditer(shown)]
+            found += [f"{ident}: {w}" for w in ("暂退法", "丟棄法") if w in shown]  # the glossary writes dropout
+    assert found == []

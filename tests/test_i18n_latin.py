@@ -124,3 +124,14 @@ def test_a_planted_english_output_is_named_with_its_cell(tmp_path):
     number = nb.cells.index(code[1]) + 1
     where = f"zh-Hans {lesson.stem} cell {number} (id {code[1].id})"
     assert found == [f"{where}: English in the output: budget, left, over"]
+
+
+def test_the_latin_terms_a_glossary_name_lists_are_the_editions_words_a_gloss_is_not():
+    """正则化（权重衰减、dropout）: zh-Hans writes dropout (lesson 07); 轮（epoch）only glosses 轮."""
+    listed = {"zh_hans": "正则化（权重衰减、dropout）", "zh_hant": "一步（iteration，迭代）"}
+    assert i18n.glossary_listed(listed, "zh-Hans") == ["dropout"]
+    assert i18n.glossary_listed(listed, "zh-Hant") == ["iteration"]
+    assert i18n.glossary_listed({"zh_hans": "轮（epoch）"}, "zh-Hans") == []
+    assert i18n.glossary_listed({"zh_hans": "峰值算力（峰值 TFLOP/s）"}, "zh-Hans") == []
+    assert "dropout" in i18n.allowed_latin("zh-Hans") and {"dropout", "iteration"} <= i18n.allowed_latin("zh-Hant")
+    assert not {"epoch", "shuffle"} & i18n.allowed_latin("zh-Hans")

@@ -601,9 +601,11 @@ ALLOWED_LATIN: dict[str, tuple[str, ...]] = {
     # (MLP: the feed-forward block, written MLP in Chinese texts too, as 多层感知机（MLP）)
     "terms": ("token", "notebook", "IQR", "Transformer", "ECC", "URL", "MLP"),
     # PyTorch's classes and operations a lesson names as its code does: optimizers, layers, DDP, matmul
-    # (FusedAdam: DeepSpeed's optimizer; MixedPrecisionPolicy: FSDP2's, named in lesson 08's recipes and sources)
+    # (FusedAdam: DeepSpeed's optimizer; MixedPrecisionPolicy: FSDP2's, named in lesson 08's recipes and sources;
+    # Sequential and Linear: what print(model) shows in lesson 07)
     "classes": (
         "SGD", "Adam", "AdamW", "RMSprop", "ReLU", "GELU", "DDP", "matmul", "FusedAdam", "MixedPrecisionPolicy",
+        "Sequential", "Linear",
     ),
     # symbols of mathematics
     "symbols": ("ln", "log", "exp"),
@@ -620,14 +622,30 @@ ALLOWED_LATIN: dict[str, tuple[str, ...]] = {
         "Windows", "Debian", "Ubuntu", "Intel", "AMD", "EPYC", "GPU", "CPU", "RAM", "PCIe", "SXM", "AMX", "GitHub",
         "GPT", "Triton", "ROCm", "Metal",  # ROCm: AMD's GPU platform; Metal: Apple's graphics API (MPS)
         "DeepSpeed", "Megatron-LM",  # training frameworks (lessons 08-10): product names, not words to translate
+        "NCCL", "Gloo",  # the communication libraries torch.distributed's backends are named after (lesson 10)
     ),
 }  # fmt: skip
+
+
+def glossary_listed(term: dict, edition: str) -> list[str]:
+    """The Latin-letter words an edition's glossary name lists in its bracket next to Chinese ones: its own terms.
+
+    "正则化（权重衰减、dropout）" writes dropout as zh-Hans' word for it, as "优化器（SGD、AdamW）" writes SGD;
+    a bracket of Latin letters alone ("轮（epoch）", "打乱（shuffle）") is a gloss, not the edition's word.
+    """
+    name = term[edition.replace("-", "_").lower()]
+    found: list[str] = []
+    for inside in re.findall(r"（([^（）]*)）", name):
+        parts = [part.strip() for part in re.split(r"[、，,]", inside) if part.strip()]
+        if len(parts) > 1 and any(re.search(r"[\u3400-\u9fff]", part) for part in parts):
+            found += [part for part in parts if not re.search(r"[\u3400-\u9fff]", part)]
+    return found
 
 
 def allowed_latin(edition: str, root: Path = ROOT) -> frozenset[str]:
     """Every Latin word `edition` may show in an output, lower-cased: ALLOWED_LATIN, lessonkit's catalogs' names
     (GPUs, their architectures and memory types, models, cloud providers) and the words the glossary itself keeps
-    in Latin letters in the edition's terms (glossary_form: "Tensor 核心", "LoRA")."""
+    in Latin letters in the edition's terms (glossary_form: "Tensor 核心", "LoRA"; glossary_listed: dropout)."""
     import json
 
     data = root / "lessonkit" / "data"
@@ -641,6 +659,7 @@ def allowed_latin(edition: str, root: Path = ROOT) -> frozenset[str]:
         *(m["name"] for m in models),
         *(p["provider"] for p in prices),
         *(glossary_form(t, edition) for t in terms),
+        *(word for t in terms for word in glossary_listed(t, edition)),
     ]
     words = {w for kind in ALLOWED_LATIN.values() for w in kind}
     words |= {w for name in names for w in _LATIN_WORD.findall(name)}
