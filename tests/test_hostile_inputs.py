@@ -107,6 +107,7 @@ def _calls() -> dict[str, Callable[[], dict[str, Any]]]:
         },
         "timing.matmul_flops": lambda: {"n": 64, "m": 32, "k": 16},
         "timing.tflops": lambda: {"flops": 2e12, "seconds": 1.0},
+        "timing.format_rate": lambda: {"flops": 2e12, "seconds": 1.0},
         "timing.gb_per_s": lambda: {"nbytes": 1e9, "seconds": 1.0},
         "timing.speedup": lambda: {"slow": 1.97, "fast": 0.088},
         "timing.matmul_sizes_that_fit": lambda: {
