@@ -96,6 +96,13 @@ def _calls() -> dict[str, Callable[[], dict[str, Any]]]:
         "gpus.catalog": lambda: {"kind": "cuda"},
         "gpus.find_gpu": lambda: {"name": "Tesla T4"},
         "reference.nvidia_smi_sample": lambda: {"key": "t4_colab"},
+        "reference.gpu_wins_from": lambda: {
+            "sweep": {
+                "gpu_sweep": {"sizes": [64, 4096], "median_s": [2e-5, 3e-3]},
+                "cpu_sweep": {"sizes": [64, 4096], "median_s": [1e-5, 0.6]},
+            },
+            "series": "gpu_sweep",
+        },
         "timing.format_seconds": lambda: {"seconds": 0.088},
         "timing.benchmark": lambda: {
             "fn": lambda: None,
