@@ -385,3 +385,62 @@ def test_gpu_wins_from_reads_a_sweep_and_refuses_other_things():
         gpu_wins_from(sweep, "tpu_sweep")
     with pytest.raises(TypeError, match="sweep must be a record from sweeps"):
         gpu_wins_from(sweep, "gpu_with_copies_sweep")
+
+
+def lesson_02_cell(cell_id: str) -> str:
+    """The source of one code cell of lesson 02, found by its cell id."""
+    cells = json.loads((ROOT / "notebooks/02_cpu_vs_gpu_benchmark.ipynb").read_text("utf-8"))["cells"]
+    (cell,) = [c for c in cells if c.get("id") == cell_id]
+    return "".join(cell["source"])
+
+
+@pytest.mark.parametrize("with_sweep", [True, False])
+def test_lesson_02_plots_a_recorded_sweep_or_says_there_is_none(tmp_path, monkeypatch, capsys, with_sweep):
+    """Lesson 02's plot cell, run on what the GPU check recorded: the sweep's lines are named with its GPU and
+    date, the cell prints its report and from which n the GPU won; without a sweep it says so instead."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from lessonkit.gpus import find_gpu as catalog_gpu
+    from lessonkit.timing import Measurement, matmul_flops, tflops
+
+    data = tmp_path / "reference_results.json"
+    shutil.copy(ROOT / "lessonkit/data/reference_results.json", data)
+    if with_sweep:
+        results = {"env": fake_results()["env"], "sweep": fake_sweep_section()}
+        report = gpu_check.build_report(quiet_ctx(spec=find_gpu("T4")), results, STARTED)
+        gpu_check.record(report, "reports/gpu-check-tesla-t4-2026-10-02.json", data)
+    monkeypatch.setattr(reference, "_load", lambda: json.loads(data.read_text()))
+    shown = []
+    monkeypatch.setattr(plt, "show", lambda: shown.append(plt.gcf()))
+    learner_run = reference.single_runs()[0]
+    names = {  # what the earlier cells of the lesson define, as on a machine without a GPU
+        "plt": plt,
+        "tflops": tflops,
+        "matmul_flops": matmul_flops,
+        "device": torch.device("cpu"),
+        "cpu_sweep": {n: Measurement((1e-6 * n,), 2e-6 * n, "cpu") for n in (64, 128, 256, 512, 1024)},
+        "gpu_sweep": {},
+        "copy_sweep": {},
+        "learner_run": learner_run,
+        "gpu_second": learner_run["gpu_second_run_s"],
+        "cpu_s": learner_run["cpu_s"],
+        "T4_FP32_PEAK_TFLOPS": catalog_gpu("T4").peak("fp32"),
+    }
+    exec(lesson_02_cell("99519f7d"), names)
+    (fig,) = shown
+    labels = fig.axes[1].get_legend_handles_labels()[1]
+    printed = capsys.readouterr().out
+    plt.close(fig)
+    recorded = [label for label in labels if "Tesla T4, recorded 2026-10-02" in label]
+    if with_sweep:
+        assert len(recorded) == 2 and "the CPU beside that Tesla T4, recorded" in labels
+        assert "RECORDED on a Tesla T4 on 2026-10-02 by the course's GPU check" in printed
+        assert "(report: reports/gpu-check-tesla-t4-2026-10-02.json)" in printed
+        assert "from n = 128 with the data on the GPU, from n = 512 counting the copies" in printed
+        assert "No GPU size sweep" not in printed
+    else:
+        assert not recorded and "RECORDED" not in printed
+        assert printed.startswith("No GPU size sweep has been recorded yet") and "Colab's free T4" in printed
