@@ -82,7 +82,7 @@ clean:  ## remove .venv and build leftovers (your my-lessons/ stays)
 	rm -rf $(VENV) dist build *.egg-info
 
 .PHONY: reading-time
-reading-time: $(STAMP)  ## how long each lesson takes: words at 200/min + recorded run time (core path <= 2 h, lessons <= 30 min)
+reading-time: $(STAMP)  ## how long each lesson takes a beginner: narration, code cells and lines, exercises, run time (core path <= 2.5 h, lessons <= 1 h)
 	$(BIN)/python tools/reading_time.py
 
 .PHONY: translations

@@ -40,7 +40,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from lessonkit.device import describe_device, nvidia_smi, synchronize  # noqa: E402
+from lessonkit.device import describe_device, synchronize  # noqa: E402
+from lessonkit.gpu_tools import nvidia_smi  # noqa: E402
 from lessonkit.gpus import PRECISIONS, GpuSpec, find_gpu  # noqa: E402
 from lessonkit.timing import benchmark, format_rate, format_seconds, gb_per_s, tflops  # noqa: E402
 from lessonkit.units import DTYPES as DTYPE_TABLE  # noqa: E402

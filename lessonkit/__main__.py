@@ -21,11 +21,9 @@ def main(argv: list[str] | None = None) -> int:
         "doctor",
         help="check this machine: device, nvidia-smi, a CPU vs GPU matmul and what fits in memory",
         description=doctor.__doc__.splitlines()[0].replace("`", ""),
-        epilog=(
-            "Exit status: 0 when nothing is broken (no GPU is a valid answer); 1 when something is: nvidia-smi "
-            "sees a GPU that PyTorch cannot use, or nvidia-smi fails, hangs or reports a GPU it cannot read; "
-            "2 for bad options."
-        ),
+        epilog="Exit status: "
+        + "; ".join(f"{status} when {meaning}" for status, meaning in doctor.EXIT_STATUSES.items())
+        + ".",
     )
     doctor.add_arguments(doctor_parser)
     args = parser.parse_args(argv)

@@ -33,13 +33,35 @@ def _mem(n: int | None) -> str:
 def _smi_memory(g: dict[str, Any]) -> str:
     if g["memory_total_mib"] is None:
         return _("memory not reported")
-    used = _("n/a") if g["memory_used_mib"] is None else g["memory_used_mib"]
-    return _("{used} MiB used of {total} MiB").format(used=used, total=g["memory_total_mib"])
+    if g["memory_used_mib"] is None:
+        return _("{total} MiB, use not reported").format(total=g["memory_total_mib"])
+    return _("{used} MiB used of {total} MiB").format(used=g["memory_used_mib"], total=g["memory_total_mib"])
+
+
+def _tool_lines(tool: dict[str, Any]) -> list[str]:
+    """A vendor tool's readings (or why there are none) and its warnings, indented for the report."""
+    out = []
+    if tool.get("available"):
+        for g in tool["gpus"]:
+            util = _("n/a") if g["utilization_pct"] is None else f"{g['utilization_pct']}%"
+            driver = _("n/a") if g["driver_version"] is None else g["driver_version"]
+            out.append(
+                "  "
+                + _("GPU {index}: {name}, {memory}, utilisation {util}, driver {driver}").format(
+                    index=g["index"], name=g["name"], memory=_smi_memory(g), util=util, driver=driver
+                )
+            )
+    else:
+        out.append("  " + _("unavailable: {reason}").format(reason=tool.get("reason")))
+    out += ["  " + _("warning: {problem}").format(problem=p) for p in tool.get("problems", [])]
+    return out
 
 
 def render_text(report: dict[str, Any]) -> str:
     """The report of doctor._collect as the terminal shows it; without "What fits" for --basics (lesson 01)."""
     d, smi, bench, budget = report["device"], report["nvidia_smi"], report["benchmark"], report["vram_budget"]
+    amd = report.get("amd_smi") or {"status": "not_installed"}
+    hip = d.get("torch_rocm_version")
     out = [
         _("lessonkit doctor {version}: Python {python} on {platform}").format(
             version=report["lessonkit"], python=report["python"], platform=report["platform"]
@@ -47,33 +69,30 @@ def render_text(report: dict[str, Any]) -> str:
         "",
     ]
 
+    if hip:
+        build = (_("PyTorch built for ROCm"), hip)
+        available = (_("GPU available (torch.cuda, ROCm)"), _("yes") if d["cuda_available"] else _("no"))
+    else:
+        build = (_("PyTorch built for CUDA"), d["torch_cuda_version"] or _("no (a CPU-only or Apple build)"))
+        available = (_("CUDA available"), _("yes") if d["cuda_available"] else _("no"))
     rows = [
         (_("Device"), f"{d['kind']}: {d['name']}"),
         (_("Total memory"), _mem(d["total_memory_bytes"])),
         (_("Free memory"), _mem(d["free_memory_bytes"])),
         (_("Compute capability"), d["compute_capability"]),
-        (_("NVIDIA driver"), d["driver_version"]),
+        (_("GPU architecture"), d.get("gpu_arch")),
+        (_("AMD driver") if hip else _("NVIDIA driver"), d["driver_version"]),
         ("PyTorch", d["torch_version"]),
-        (_("PyTorch built for CUDA"), d["torch_cuda_version"] or _("no (a CPU-only or Apple build)")),
-        (_("CUDA available"), _("yes") if d["cuda_available"] else _("no")),
+        build,
+        available,
         (_("Note"), d["note"]),
     ]
     out.append(_("Device (what PyTorch will use)"))
     out += [f"  {pad(label, 23)} {value}" for label, value in rows if value is not None]
 
-    out += ["", "nvidia-smi"]
-    if smi["available"]:
-        for g in smi["gpus"]:
-            util = _("n/a") if g["utilization_pct"] is None else f"{g['utilization_pct']}%"
-            out.append(
-                "  "
-                + _("GPU {index}: {name}, {memory}, utilisation {util}, driver {driver}").format(
-                    index=g["index"], name=g["name"], memory=_smi_memory(g), util=util, driver=g["driver_version"]
-                )
-            )
-    else:
-        out.append("  " + _("unavailable: {reason}").format(reason=smi["reason"]))
-    out += ["  " + _("warning: {problem}").format(problem=p) for p in smi.get("problems", [])]
+    out += ["", "nvidia-smi"] + _tool_lines(smi)
+    if amd["status"] != "not_installed" or hip:  # an AMD machine: say what its tool said
+        out += ["", amd.get("tool", "amd-smi")] + _tool_lines(amd)
 
     plan = bench["plan"]
     if plan["warmup"] != 1:
@@ -140,6 +159,10 @@ def render_text(report: dict[str, Any]) -> str:
     else:
         if d["kind"] == "cpu":
             verdict = _("OK: no GPU, and nothing is broken. The lessons run on the CPU.")
+        elif hip:
+            verdict = _("OK: PyTorch can use the AMD GPU ({name}) through ROCm, as the {kind} device.").format(
+                kind=d["kind"], name=d["name"]
+            )
         else:
             verdict = _("OK: PyTorch can use the {kind} device ({name}).").format(kind=d["kind"], name=d["name"])
         out.append(verdict)

@@ -1,24 +1,26 @@
-"""Finding and describing the device a lesson runs on: CUDA, Apple MPS or the CPU (lessons 01, 02, 05, 06)."""
+"""Finding and describing the device a lesson runs on: CUDA (NVIDIA, or AMD through ROCm), Apple MPS or the CPU.
+
+A ROCm build of PyTorch drives an AMD GPU through the same `torch.cuda` API: `torch.cuda.is_available()` is True
+there and the device is called "cuda"; `torch.version.hip` says which build it is. The vendors' own tools
+(nvidia-smi, amd-smi, rocm-smi) are read by lessonkit.gpu_tools. (Lessons 01, 02, 05, 06.)
+"""
 
 from __future__ import annotations
 
 import html
 import os
 import platform
-import shutil
 import sys
 from dataclasses import dataclass
 
 import torch
 
 from lessonkit import _host
-from lessonkit._checks import check_number
+from lessonkit.gpu_tools import SmiResult, amd_gpus, nvidia_smi
 from lessonkit.gpus import GpuSpec, find_gpu
 from lessonkit.i18n import _, display_width, pad
 from lessonkit.vram import format_bytes
 
-SMI_FIELDS = ("index", "name", "memory.total", "memory.used", "utilization.gpu", "driver_version")
-_SMI_TIMEOUT_S = 10.0
 KINDS = ("cuda", "mps", "cpu")
 
 
@@ -27,6 +29,15 @@ KINDS = ("cuda", "mps", "cpu")
 
 def _cuda_available() -> bool:
     return bool(torch.cuda.is_available())
+
+
+def rocm_version() -> str | None:
+    """The HIP/ROCm version this PyTorch was built for ('6.2.41133-dd7f95766'); None for CUDA or CPU (lesson 01).
+
+    On a ROCm build `torch.cuda` drives an AMD GPU, so `torch.cuda.is_available()` is True and the device is "cuda".
+    """
+    version = getattr(torch.version, "hip", None)
+    return str(version) if version else None
 
 
 def _mps_available() -> bool:
@@ -105,257 +116,6 @@ def spec_for_device(device: torch.device | str | None = None) -> GpuSpec | None:
         return None
 
 
-# --- nvidia-smi -------------------------------------------------------------------------------
-
-# nvidia-smi is a program outside Python: it can fail, hang or print anything. Each of these bounds what one
-# call may cost; tests lower them.
-_SMI_MAX_BYTES = 64 * 1024  # read at most this much of each output stream (one GPU's line is about 60 bytes)
-_SMI_MAX_ROWS = 64  # keep at most this many lines
-_SMI_MAX_PROBLEMS = 5  # name at most this many lines that are not readings
-_QUOTE_CHARS = 160  # quote at most this much of any line in a message
-_MAX_NAME = 96  # NVML's longest GPU name
-
-# What `SmiResult.status` can be.
-SMI_STATUSES = ("ok", "partial", "not_installed", "no_devices", "failed", "timed_out", "not_started", "unreadable")
-
-
-@dataclass(frozen=True)
-class GpuReading:
-    """One GPU's line of `nvidia-smi --query-gpu` output; memory in MiB as nvidia-smi prints it (None: "[N/A]")."""
-
-    index: int
-    name: str
-    memory_total_mib: int | None
-    memory_used_mib: int | None
-    utilization_pct: int | None
-    driver_version: str
-
-    @property
-    def memory_free_mib(self) -> int | None:
-        """Total minus used, in MiB; None when nvidia-smi did not report both (lesson 01)."""
-        if self.memory_total_mib is None or self.memory_used_mib is None:
-            return None
-        return self.memory_total_mib - self.memory_used_mib
-
-
-@dataclass(frozen=True)
-class SmiResult:
-    """What `nvidia_smi()` found: `gpus` (None when none could be read), `reason` and `problems` say why (lesson 01).
-
-    `status` is one of SMI_STATUSES: "ok" (every line a reading), "partial" (readings, plus `problems`: lines
-    that were not readings, output cut short, a failing exit status), "not_installed", "no_devices" (a driver
-    but no GPU), "failed", "timed_out", "not_started" or "unreadable" (nothing could be read).
-    """
-
-    gpus: tuple[GpuReading, ...] | None
-    reason: str | None = None
-    problems: tuple[str, ...] = ()
-    status: str = ""
-
-    def __post_init__(self) -> None:
-        if not self.status:  # SmiResult(gpus) or SmiResult(None, reason), as older code builds it
-            status = ("partial" if self.problems else "ok") if self.gpus else "unreadable"
-            object.__setattr__(self, "status", status)
-
-    def __bool__(self) -> bool:
-        return bool(self.gpus)
-
-    def __str__(self) -> str:
-        if not self.gpus:
-            lines = [_("nvidia-smi unavailable: {reason}").format(reason=self.reason)]
-        else:
-            lines = [
-                _("GPU {index}: {name} | memory {memory} | utilisation {util} | driver {driver}").format(
-                    index=g.index, name=g.name, memory=_memory_text(g), util=_util_text(g), driver=g.driver_version
-                )
-                for g in self.gpus
-            ]
-        return "\n".join(lines + [_("warning: {problem}").format(problem=p) for p in self.problems])
-
-    __repr__ = __str__
-
-    def _repr_html_(self) -> str:
-        warnings = "".join(
-            "<p><b>{}</b> {}</p>".format(html.escape(_("Warning:")), html.escape(p)) for p in self.problems
-        )
-        if not self.gpus:
-            return "<p><b>{}</b> {}</p>{}".format(
-                html.escape(_("nvidia-smi unavailable:")), html.escape(str(self.reason)), warnings
-            )
-        headings = ("GPU", _("Name"), _("Memory used (MiB)"), _("Memory total (MiB)"), _("Utilisation"), _("Driver"))
-        head = "".join(f"<th>{h}</th>" for h in headings)
-        rows = "".join(
-            "<tr>"
-            + "".join(
-                f"<td>{html.escape(str(v))}</td>"
-                for v in (
-                    g.index,
-                    g.name,
-                    _("n/a") if g.memory_used_mib is None else g.memory_used_mib,
-                    _("n/a") if g.memory_total_mib is None else g.memory_total_mib,
-                    _util_text(g),
-                    g.driver_version,
-                )
-            )
-            + "</tr>"
-            for g in self.gpus
-        )
-        return f"<table><tr>{head}</tr>{rows}</table>{warnings}"
-
-
-def _util_text(g: GpuReading) -> str:
-    return _("n/a") if g.utilization_pct is None else f"{g.utilization_pct}%"
-
-
-def _memory_text(g: GpuReading) -> str:
-    if g.memory_total_mib is None:
-        return _("not reported")
-    used = _("n/a") if g.memory_used_mib is None else g.memory_used_mib
-    return _("{used} MiB used of {total} MiB").format(used=used, total=g.memory_total_mib)
-
-
-def _quote(text: str) -> str:
-    """`text` for a message: at most _QUOTE_CHARS characters, control characters escaped, in quotes."""
-    short = text if len(text) <= _QUOTE_CHARS else text[:_QUOTE_CHARS] + "..."
-    return repr(short)
-
-
-def _printable(text: str) -> str:
-    """`text` with each control character (a terminal escape, a carriage return) shown as U+FFFD."""
-    return "".join(c if c.isprintable() else "\ufffd" for c in text)
-
-
-def _smi_number(field: str, what: str, optional: bool) -> int | None:
-    """A whole number as nvidia-smi prints it; None for "[N/A]" or "[Not Supported]" when `optional`."""
-    if optional and (field.startswith("[") or field.upper() == "N/A"):
-        return None
-    if not field.isascii() or not field.isdigit() or len(field) > 12:
-        raise ValueError(_("{what} is {field}, not a whole number").format(what=what, field=_quote(field)))
-    return int(field)
-
-
-def _parse_smi_line(line: str) -> GpuReading:
-    """One `--format=csv,noheader,nounits` line as a GpuReading; ValueError saying what is wrong with it."""
-    parts = [p.strip() for p in line.split(",")]
-    if len(parts) != len(SMI_FIELDS):
-        raise ValueError(
-            _("expected {expected} comma-separated fields, got {got}").format(expected=len(SMI_FIELDS), got=len(parts))
-        )
-    index, name, total, used, util, driver = parts
-    if not name or len(name) > _MAX_NAME:
-        raise ValueError(_("the GPU name {name} is empty or too long").format(name=_quote(name)))
-    if not driver or len(driver) > 40:
-        raise ValueError(_("the driver version {driver} is empty or too long").format(driver=_quote(driver)))
-    return GpuReading(
-        index=_smi_number(index, _("the index"), optional=False),
-        name=_printable(name),
-        memory_total_mib=_smi_number(total, "memory.total", optional=True),  # "[N/A]" on some GPUs (GB10)
-        memory_used_mib=_smi_number(used, "memory.used", optional=True),
-        utilization_pct=_smi_number(util, "utilization.gpu", optional=True),  # "[N/A]" on some GPUs
-        driver_version=_printable(driver),
-    )
-
-
-def _parse_smi_output(text: str, cut_short: bool) -> tuple[tuple[GpuReading, ...], list[str]]:
-    """The readings in nvidia-smi's output, and a message for each line that is not one (lesson 01).
-
-    A line that is not a reading (a lost GPU's "Unable to determine the device handle ...") is named and
-    skipped; the readings around it are kept. At most _SMI_MAX_ROWS lines are read.
-    """
-    lines = [line for line in text.split("\n") if line.strip()]  # only "\n" ends a line; "\r\n" on Windows
-    problems: list[str] = []
-    if cut_short:
-        problems.append(_("its output passed {kib} KiB, so it was stopped there").format(kib=_SMI_MAX_BYTES // 1024))
-        if lines and not text.endswith("\n"):  # the last line was cut in the middle: not read
-            problems.append(_("the last line, cut short, began {line}").format(line=_quote(lines.pop().strip())))
-    if len(lines) > _SMI_MAX_ROWS:
-        if cut_short:
-            printed = _("it printed more than {count} lines; only the first {kept} were read")
-        else:
-            printed = _("it printed {count} lines; only the first {kept} were read")
-        problems.append(printed.format(count=len(lines), kept=_SMI_MAX_ROWS))
-        lines = lines[:_SMI_MAX_ROWS]
-    readings, bad = [], []
-    for number, line in enumerate(lines, start=1):
-        try:
-            readings.append(_parse_smi_line(line))
-        except ValueError as exc:
-            bad.append(
-                _("line {number}, {line}, is not a GPU reading: {error}").format(
-                    number=number, line=_quote(line.strip()), error=exc
-                )
-            )
-    problems += bad[:_SMI_MAX_PROBLEMS]
-    if len(bad) > _SMI_MAX_PROBLEMS:
-        problems.append(
-            _("and {count} more lines that are not GPU readings").format(count=len(bad) - _SMI_MAX_PROBLEMS)
-        )
-    return tuple(readings), problems
-
-
-def _first_line(*texts: str) -> str:
-    for text in texts:
-        for line in text.splitlines():
-            if line.strip():
-                return _quote(line.strip())
-    return _("(no message)")
-
-
-def nvidia_smi(executable: str = "nvidia-smi", *, timeout_s: float | None = None) -> SmiResult:
-    """Ask `nvidia-smi --query-gpu` for each GPU's name, memory, utilisation and driver; never raises (lesson 01).
-
-    Waits at most `timeout_s` seconds (default: 10), then kills nvidia-smi and anything it started.
-    """
-    if not isinstance(executable, str) or not executable:
-        raise TypeError(f"executable must be a non-empty string, got {executable!r}")
-    timeout_s = _SMI_TIMEOUT_S if timeout_s is None else check_number("timeout_s", timeout_s, positive=True)
-    path = shutil.which(executable)
-    if path is None:
-        return SmiResult(
-            None,
-            _(
-                "{executable} is not on PATH, so no NVIDIA driver is installed here "
-                "(normal on a Mac or a laptop without an NVIDIA GPU)"
-            ).format(executable=repr(executable)),
-            status="not_installed",
-        )
-    command = [path, "--query-gpu=" + ",".join(SMI_FIELDS), "--format=csv,noheader,nounits"]
-    try:
-        done = _host.run_capped(command, timeout_s=timeout_s, max_bytes=_SMI_MAX_BYTES)
-    except OSError as exc:
-        return SmiResult(
-            None, _("nvidia-smi could not be started: {error}").format(error=_quote(str(exc))), status="not_started"
-        )
-    if done.timed_out:
-        return SmiResult(
-            None,
-            _("nvidia-smi did not answer within {seconds:g} s, so it was stopped").format(seconds=timeout_s),
-            status="timed_out",
-        )
-    stdout = done.stdout.decode("utf-8", errors="replace")  # not UTF-8: each bad byte becomes U+FFFD
-    stderr = done.stderr.decode("utf-8", errors="replace")
-    readings, problems = _parse_smi_output(stdout, done.cut_short)
-    if "no devices were found" in (stdout + stderr).lower() and not readings:
-        return SmiResult(
-            None,
-            _("nvidia-smi found no NVIDIA GPU: {message}").format(message=_first_line(stdout, stderr)),
-            status="no_devices",
-        )
-    if done.returncode != 0 and not done.cut_short:
-        failed = _("nvidia-smi failed (exit status {status}): {message}").format(
-            status=done.returncode, message=_first_line(stdout, stderr)
-        )
-        if not readings:
-            return SmiResult(None, failed, status="failed")
-        problems.insert(0, failed)
-    if not readings:
-        why = problems[0] if problems else _("it printed nothing")
-        return SmiResult(
-            None, _("nvidia-smi printed something unexpected: {why}").format(why=why), tuple(problems[1:]), "unreadable"
-        )
-    return SmiResult(readings, None, tuple(problems), "partial" if problems else "ok")
-
-
 # --- describing a device ----------------------------------------------------------------------
 
 
@@ -372,6 +132,8 @@ class DeviceInfo:
     driver_version: str | None
     torch_version: str
     note: str | None = None
+    rocm_version: str | None = None
+    gpu_arch: str | None = None
 
     def rows(self) -> list[tuple[str, str]]:
         """The report as (label, value) pairs (lesson 01)."""
@@ -383,10 +145,15 @@ class DeviceInfo:
         rows.append((_("Free memory"), mem(self.free_bytes)))
         if self.compute_capability is not None:
             rows.append((_("Compute capability"), "{}.{}".format(*self.compute_capability)))
+        if self.gpu_arch is not None:
+            rows.append((_("GPU architecture"), self.gpu_arch))
         if self.cuda_version is not None:
             rows.append((_("CUDA (PyTorch build)"), self.cuda_version))
+        if self.rocm_version is not None:
+            rows.append((_("ROCm (PyTorch build)"), self.rocm_version))
         if self.driver_version is not None:
-            rows.append((_("NVIDIA driver"), self.driver_version))
+            label = _("AMD driver") if self.rocm_version is not None else _("NVIDIA driver")
+            rows.append((label, self.driver_version))
         rows.append(("PyTorch", self.torch_version))
         if self.note:
             rows.append((_("Note"), self.note))
@@ -481,19 +248,24 @@ def describe_device(device: torch.device | str | None = None) -> DeviceInfo:
 
 
 def _describe_device(device: torch.device, smi: SmiResult | None = None) -> DeviceInfo:
-    """describe_device for a checked device; on CUDA the driver comes from `smi`, else from a fresh nvidia_smi()."""
+    """describe_device for a checked device; on CUDA the driver comes from `smi` (the vendor tool's reading), else
+    from a fresh nvidia_smi(), or amd_gpus() on a ROCm build."""
     memory = device_memory(device)
-    name, capability, cuda_version, driver = memory.name, None, None, None
+    name, capability, cuda_version, driver, hip, arch = memory.name, None, None, None, None, None
     if memory.kind == "cpu":
         name = _("{name} ({cores} logical cores, PyTorch uses {threads} threads)").format(
             name=name, cores=os.cpu_count(), threads=torch.get_num_threads()
         )
     elif memory.kind == "cuda":
         props = torch.cuda.get_device_properties(_cuda_index(device))
-        capability, cuda_version = (props.major, props.minor), torch.version.cuda
+        hip = rocm_version()
+        if hip is None:
+            capability, cuda_version = (props.major, props.minor), torch.version.cuda
+        else:  # ROCm reports the gfx target's numbers as major.minor: not a CUDA compute capability
+            arch = str(getattr(props, "gcnArchName", "") or "").split(":")[0] or None
         if smi is None:
-            smi = nvidia_smi()  # the driver version: the one thing only nvidia-smi tells
-        driver = smi.gpus[0].driver_version if smi.gpus else None
+            smi = amd_gpus() if hip else nvidia_smi()  # the driver version: the one thing only the vendor tool tells
+        driver = next((g.driver_version for g in smi.gpus or () if g.driver_version), None)
     return DeviceInfo(
         kind=memory.kind,
         name=name,
@@ -504,4 +276,6 @@ def _describe_device(device: torch.device, smi: SmiResult | None = None) -> Devi
         driver_version=driver,
         torch_version=torch.__version__,
         note=memory.note,
+        rocm_version=hip,
+        gpu_arch=arch,
     )

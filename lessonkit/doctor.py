@@ -9,9 +9,16 @@
 The report speaks --lang (default: the LESSONKIT_LANG environment variable, else the language lessonkit speaks
 now, English in a fresh process). --json is always English: its keys and sentences are for programs.
 
-Exit status: 0 when nothing is broken (a machine without a GPU is a valid answer), 1 when something is: nvidia-smi
-sees a GPU that PyTorch cannot use, or nvidia-smi fails, hangs or prints a line that is not a GPU reading (a
-missing or broken driver, a lost GPU); 2 for bad options.
+On an AMD GPU the report also reads amd-smi (or, where only that is installed, rocm-smi), and says which
+PyTorch build runs: a ROCm build drives the AMD GPU through `torch.cuda` (`torch.version.hip` names it).
+
+Exit status (EXIT_STATUSES):
+  0  nothing is broken (a machine without a GPU is a valid answer);
+  1  a problem was found: a GPU that PyTorch cannot use, a vendor tool (nvidia-smi, amd-smi, rocm-smi) that fails,
+     hangs or prints something that is not a reading or an impossible one, a driver that sees no GPU (a rented
+     GPU that fell off the bus);
+  2  bad options;
+  3  the report could not be written: standard output is closed (`>&-`) or full (`>/dev/full`).
 """
 
 from __future__ import annotations
@@ -33,13 +40,14 @@ from lessonkit import __version__
 from lessonkit import device as _device
 from lessonkit._checks import check_bytes, check_number
 from lessonkit._doctor_text import render_text
-from lessonkit.device import SmiResult, as_device, device_memory, in_colab, nvidia_smi, pick_device
+from lessonkit.device import as_device, device_memory, in_colab, pick_device, rocm_version
 from lessonkit.estimate import (
     DEFAULT_CUDA_CONTEXT_BYTES,
     DEFAULT_INFERENCE_TOKENS,
     DEFAULT_TRAINING_TOKENS,
     largest_model_that_fits,
 )
+from lessonkit.gpu_tools import SmiResult, amd_gpus, nvidia_smi
 from lessonkit.gpus import find_gpu
 from lessonkit.i18n import LANGUAGES, _, check_language, get_language, lazy, set_language, text
 from lessonkit.progress import ProgressBar, _writable_text
@@ -66,6 +74,13 @@ _BUDGET_ROWS = (
     ),
 )
 LANGUAGE_VARIABLE = "LESSONKIT_LANG"  # the environment variable that picks the doctor's default language
+EXIT_OK, EXIT_PROBLEM, EXIT_USAGE, EXIT_UNWRITABLE = 0, 1, 2, 3
+EXIT_STATUSES = {
+    EXIT_OK: "nothing is broken",
+    EXIT_PROBLEM: "a problem was found (each PROBLEM line says what to do)",
+    EXIT_USAGE: "the options were wrong",
+    EXIT_UNWRITABLE: "the report could not be written: standard output is closed or full",
+}
 
 
 def _vram_budget(memory_bytes: int) -> list[dict[str, Any]]:
@@ -239,15 +254,32 @@ def _smi_findings(smi: SmiResult, cuda_ok: bool, colab: bool) -> tuple[list[str]
     """(problems, notes) from what nvidia-smi said; a driver that fails or a lost GPU is a problem (lesson 01)."""
     problems, notes = [], []
     if smi.gpus and not cuda_ok:
-        build = torch.version.cuda or _("none: this is a CPU-only build of PyTorch")
+        build = torch.version.cuda or (
+            _("none: this is a ROCm build of PyTorch, for AMD GPUs")
+            if rocm_version()
+            else _("none: this is a CPU-only build of PyTorch")
+        )
         problems.append(
             _(
                 "nvidia-smi lists {count} GPU(s) but PyTorch cannot use CUDA (PyTorch's CUDA version: {build}). "
                 "Install a CUDA build of PyTorch that suits the driver: https://pytorch.org/get-started/locally/"
             ).format(count=len(smi.gpus), build=build)
         )
-    if smi.status == "no_devices":
-        notes.append(_("The NVIDIA driver is installed but sees no GPU ({reason}).").format(reason=smi.reason))
+    if smi.status == "no_devices" and colab:
+        notes.append(
+            _(
+                "The NVIDIA driver is installed but sees no GPU ({reason}). In Colab this means the runtime has no "
+                "GPU: Runtime > Change runtime type > T4 GPU."
+            ).format(reason=smi.reason)
+        )
+    elif smi.status == "no_devices":
+        problems.append(
+            _(
+                "The NVIDIA driver is installed but sees no GPU ({reason}). On a rented GPU machine this means "
+                "the GPU fell off the bus or was never attached: reboot it, and if that does not help, ask the "
+                "provider for another machine."
+            ).format(reason=smi.reason)
+        )
     elif smi.status == "failed" and colab and not cuda_ok:
         notes.append(
             _(
@@ -262,13 +294,78 @@ def _smi_findings(smi: SmiResult, cuda_ok: bool, colab: bool) -> tuple[list[str]
                 "or a GPU stopped answering. Try `nvidia-smi` by hand; a reboot or reinstalling the driver often helps."
             ).format(reason=smi.reason)
         )
-    if smi.problems:  # each is listed under nvidia-smi in the report
+    if smi.gpus:  # readings came back: name what was wrong with the rest, each once (issue 25, item 17)
+        problems += _reading_findings(smi)
+    return problems, notes
+
+
+def _reading_findings(smi: SmiResult) -> list[str]:
+    """The problems a tool's readings show: a GPU that stopped answering, impossible values, other stray output."""
+    found = []
+    if smi.lost_gpu:
+        found.append(
+            _(
+                "{tool} says a GPU stopped answering ('Unable to determine the device handle' or 'GPU is lost'): "
+                "reboot, and if it stays, the GPU or its driver is faulty."
+            ).format(tool=smi.tool)
+        )
+    if smi.implausible:
+        found.append(
+            _(
+                "{tool} reports impossible values ({count} warning(s) under {tool}): the driver or the GPU is "
+                "misbehaving, so no reading can be trusted. Run `{tool}` by hand, and reboot."
+            ).format(tool=smi.tool, count=len(smi.implausible))
+        )
+    others = len(smi.problems) - len(smi.implausible)
+    if others > 0 and not smi.lost_gpu:
+        found.append(
+            _(
+                "{tool}'s output was not all GPU readings ({count} warning(s) under {tool}). Run `{tool}` by hand "
+                "and compare."
+            ).format(tool=smi.tool, count=others)
+        )
+    return found
+
+
+def _amd_findings(amd: SmiResult, cuda_ok: bool, hip: str | None) -> tuple[list[str], list[str]]:
+    """(problems, notes) from what amd-smi or rocm-smi said, and whether PyTorch can use the AMD GPU (lesson 01)."""
+    problems, notes = [], []
+    if amd.gpus and not (cuda_ok and hip):
+        build = hip or (
+            _("none: this is a CUDA build of PyTorch, for NVIDIA GPUs")
+            if torch.version.cuda
+            else _("none: this is a CPU-only build of PyTorch")
+        )
         problems.append(
             _(
-                "nvidia-smi's output was not all GPU readings ({count} warning(s) under nvidia-smi). "
-                "Run `nvidia-smi` by hand. 'Unable to determine the device handle' means a GPU stopped answering: "
-                "reboot, and if it stays, the GPU or its driver is faulty."
-            ).format(count=len(smi.problems))
+                "{tool} lists {count} AMD GPU(s) but PyTorch cannot use them (PyTorch's ROCm version: {build}). "
+                "Install the ROCm build of PyTorch: https://pytorch.org/get-started/locally/ (choose ROCm)."
+            ).format(tool=amd.tool, count=len(amd.gpus), build=build)
+        )
+    if amd.status == "no_devices":
+        problems.append(
+            _(
+                "AMD's driver tools are installed but see no GPU ({reason}). On a rented GPU machine this means the "
+                "GPU fell off the bus or was never attached: reboot it, and if that does not help, ask the provider "
+                "for another machine."
+            ).format(reason=amd.reason)
+        )
+    elif amd.status in ("failed", "timed_out", "not_started", "unreadable"):
+        problems.append(
+            _(
+                "{tool} is installed but gave no reading ({reason}). The amdgpu driver is missing or broken, or a "
+                "GPU stopped answering. Try `{tool}` by hand; a reboot or reinstalling the driver often helps."
+            ).format(tool=amd.tool, reason=amd.reason)
+        )
+    if amd.gpus:
+        problems += _reading_findings(amd)
+    if hip and cuda_ok:
+        notes.append(
+            _(
+                "This is a ROCm build of PyTorch ({hip}): it drives the AMD GPU through torch.cuda, so the device is "
+                "called 'cuda'. CUDA-only libraries (bitsandbytes' older releases, FlashAttention's CUDA kernels, "
+                "Triton kernels written for NVIDIA) may not run here."
+            ).format(hip=hip)
         )
     return problems, notes
 
@@ -288,11 +385,14 @@ def _collect(
     started = time.perf_counter() if started is None else started
     progress = progress or _Progress(sys.stderr)
     dev = as_device(device) if device is not None else pick_device()
-    smi = nvidia_smi()
-    info = _device._describe_device(dev, smi)
+    smi, amd, hip = nvidia_smi(), amd_gpus(), rocm_version()
+    info = _device._describe_device(dev, amd if hip else smi)
     cuda_ok = _device._cuda_available()
     problems, notes = _smi_findings(smi, cuda_ok, in_colab())
-    if info.kind == "cpu" and not smi.gpus:
+    amd_problems, amd_notes = _amd_findings(amd, cuda_ok, hip)
+    problems += amd_problems
+    notes += amd_notes
+    if info.kind == "cpu" and not smi.gpus and not amd.gpus:
         notes.append(
             _(
                 "No GPU here. That is fine for every lesson (they run on the CPU); for a GPU, open them in "
@@ -316,25 +416,34 @@ def _collect(
             "compute_capability": None if info.compute_capability is None else "{}.{}".format(*info.compute_capability),
             "cuda_available": cuda_ok,
             "torch_cuda_version": torch.version.cuda,
+            "torch_rocm_version": hip,
+            "gpu_arch": info.gpu_arch,
             "driver_version": info.driver_version or (smi.gpus[0].driver_version if smi.gpus else None),
             "torch_version": torch.__version__,
             "note": info.note,
         },
-        "nvidia_smi": {
-            "available": bool(smi.gpus),
-            "status": smi.status,
-            "reason": smi.reason,
-            "problems": list(smi.problems),
-            "gpus": [vars(g) | {"memory_free_mib": g.memory_free_mib} for g in smi.gpus or ()],
-        },
+        "nvidia_smi": _tool_report(smi),
+        "amd_smi": _tool_report(amd),
         "benchmark": bench,
         "vram_budget": None if basics else _budget_report(info.kind, info.total_bytes),
         "problems": problems,
         "notes": notes,
-        "exit_status": 1 if problems else 0,
+        "exit_status": EXIT_PROBLEM if problems else EXIT_OK,
     }
     report["elapsed_s"] = time.perf_counter() - started
     return report
+
+
+def _tool_report(result: SmiResult) -> dict[str, Any]:
+    """A vendor tool's answer as the JSON report holds it (lesson 01)."""
+    return {
+        "tool": result.tool,
+        "available": bool(result.gpus),
+        "status": result.status,
+        "reason": result.reason,
+        "problems": list(result.problems),
+        "gpus": [vars(g) | {"memory_free_mib": g.memory_free_mib} for g in result.gpus or ()],
+    }
 
 
 def _budget_report(kind: str, memory: int | None) -> dict[str, Any]:
@@ -399,12 +508,13 @@ def run(
     stdout: TextIO | None = None,
     started: float | None = None,
 ) -> int:
-    """Run `lessonkit doctor` with parsed `args`; return the exit status (lesson 01).
+    """Run `lessonkit doctor` with parsed `args`; return the exit status, one of EXIT_STATUSES (lesson 01).
 
-    The report speaks `args.lang` (see _language); --json is English. The language lessonkit spoke before
-    is restored afterwards.
+    The report speaks `args.lang` (see _language), in English when the terminal cannot show Chinese; --json is
+    English. The language lessonkit spoke before is restored afterwards. A standard output that is closed or
+    full gives EXIT_UNWRITABLE and one line on standard error, not a traceback.
     """
-    stdout = stdout or sys.stdout
+    stdout = stdout if stdout is not None else sys.stdout
     device = None
     if args.device is not None:
         try:
@@ -412,6 +522,10 @@ def run(
         except ValueError as exc:
             parser.error(f"--device: {exc}")
     language = "en" if args.json else _language(getattr(args, "lang", None), parser)
+    fallback = None
+    if language != "en" and not _can_show_chinese(stdout):
+        fallback = _language_fallback_line(stdout)
+        language = "en"
     before = get_language()
     set_language(language)
     try:
@@ -423,13 +537,76 @@ def run(
             started=started,
         )
         if args.json:
-            stdout.write(json.dumps(report, indent=2) + "\n")  # ASCII only: \u escapes for anything else
+            text_out = json.dumps(report, indent=2) + "\n"  # ASCII only: \u escapes for anything else
         else:
-            stdout.write(_writable_text(stdout, render_text(report)) + "\n")
-        stdout.flush()
+            body = render_text(report)
+            text_out = _writable_text(stdout, body if fallback is None else fallback + "\n" + body) + "\n"
+        if not _write(stdout, text_out):
+            return EXIT_UNWRITABLE
     finally:
         set_language(before)
     return report["exit_status"]
+
+
+def _can_show_chinese(stream: Any) -> bool:
+    """Whether `stream`'s encoding can write Chinese characters (an ASCII terminal or the C locale cannot)."""
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    try:
+        "中文報告".encode(encoding)
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
+
+
+def _language_fallback_line(stream: Any) -> str:
+    """The one line that says why a Chinese report comes out in English (issue 25, item 17)."""
+    encoding = getattr(stream, "encoding", None) or "unknown"
+    return (
+        f"Note: this terminal cannot show Chinese (its encoding is {encoding}), so the report is in English. "
+        "Set a UTF-8 locale (for example LANG=C.UTF-8) to read it in Chinese."
+    )
+
+
+def _write(stream: Any, text: str) -> bool:
+    """Write and flush `text`; False, with one line on standard error, when standard output is closed or full."""
+    try:
+        if stream is None:
+            raise ValueError("standard output is closed")
+        stream.write(text)
+        stream.flush()
+        return True
+    except (OSError, ValueError, AttributeError) as exc:  # `>&-` leaves sys.stdout None; `>/dev/full`: ENOSPC
+        why = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+        _tell_stderr(
+            _(
+                "lessonkit doctor: the report could not be written to standard output ({why}); exit status {status}."
+            ).format(why=why, status=EXIT_UNWRITABLE)
+        )
+        _silence(stream)
+        return False
+
+
+def _tell_stderr(line: str) -> None:
+    """Write `line` to standard error if it can take it; nothing if it cannot either."""
+    try:
+        if sys.stderr is not None:
+            sys.stderr.write(line + "\n")
+            sys.stderr.flush()
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def _silence(stream: Any) -> None:
+    """Drop what `stream` still buffers, so Python's exit does not flush it again and print a traceback."""
+    if stream is None or stream is not sys.stdout:
+        return
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stream.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
+    sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - lives until the process ends
 
 
 def _language(chosen: str | None, parser: argparse.ArgumentParser) -> str:

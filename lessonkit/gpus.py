@@ -1,4 +1,8 @@
-"""A small catalog of common GPUs: memory, bandwidth, power, dense peaks, Tensor Cores, sourced (lessons 03, 05, 06)."""
+"""A small catalog of common GPUs: memory, bandwidth, power, peaks, Tensor Cores, links, sourced (lessons 03, 05, 06).
+
+NVIDIA cards are kind "cuda", AMD Instinct cards kind "rocm" (PyTorch drives both through torch.cuda) and Apple
+chips kind "mps"; catalog() lists the NVIDIA ones unless asked for another kind.
+"""
 
 from __future__ import annotations
 
@@ -16,9 +20,13 @@ from lessonkit.units import GIB, MIB
 PRECISIONS = ("fp32", "tf32", "fp16", "bf16")
 # Inference formats with a published peak but no matmul timed here: "fp8" in TFLOP/s, "int8" in TOPS.
 LOW_PRECISIONS = ("fp8", "int8")
-_TENSOR_PRECISIONS = ("tf32", "fp16", "bf16", "fp8", "int8")
-_ALL_PRECISIONS = PRECISIONS + LOW_PRECISIONS
-KINDS = ("cuda", "mps")
+# The 6- and 4-bit floating-point formats Blackwell and CDNA 4 added (FP6, FP4: NVFP4 and the OCP MX formats).
+FP4_PRECISIONS = ("fp6", "fp4")
+# Double precision, on the ordinary cores: the figure an export variant (H800) or an inference part (B300) cuts.
+FP64 = "fp64"
+_TENSOR_PRECISIONS = ("tf32", "fp16", "bf16", "fp8", "int8", "fp6", "fp4")
+_ALL_PRECISIONS = PRECISIONS + LOW_PRECISIONS + FP4_PRECISIONS + (FP64,)
+KINDS = ("cuda", "rocm", "mps")
 
 
 @dataclass(frozen=True)
@@ -27,9 +35,15 @@ class GpuSpec:
 
     `bandwidth_gb_s` is the advertised memory bandwidth in GB/s (10**9 bytes per second); `other_published` holds a
     second figure the vendor also prints for a field. `tdp_w` is the board power in watts (None: not published).
-    `peak_tflops` holds dense peaks (never the "with sparsity" figures) in TFLOP/s for fp32, tf32, fp16, bf16 and
-    fp8; `peak_tops` the dense int8 peak in TOPS; a precision without a published figure is absent. `tensor_cores`
-    says whether the Tensor Cores take "tf32", "fp16", "bf16", "fp8" and "int8". `kind` is "cuda" or "mps".
+    `peak_tflops` holds dense peaks (never the "with sparsity" figures) in TFLOP/s for fp32, tf32, fp16, bf16, fp8,
+    fp6, fp4 and fp64; `peak_tops` the dense int8 peak in TOPS; a precision without a published figure is absent.
+    `tensor_cores` says whether the Tensor Cores (AMD: Matrix Cores) take "tf32", "fp16", "bf16", "fp8", "int8",
+    "fp6" and "fp4". `kind` is "cuda" (NVIDIA), "rocm" (AMD) or "mps" (Apple). `interconnect` is how a data-centre
+    GPU talks to the others: {"gpu_to_gpu": "NVLink 4" or "PCIe only" or "Infinity Fabric", "gb_s": total GB/s per
+    GPU, both directions, as the vendor prints it (None where it prints none), "host": the PCIe link}.
+    `min_software` is the oldest toolkit that compiles for it ({"toolkit": "CUDA", "version": "12.8", "target":
+    "sm_100", ...}); `ecc` what nvidia-smi shows of its memory's error correction, where recorded; `export_control`
+    dated facts about who may buy it, each {"date", "fact", "source"}.
     """
 
     key: str
@@ -49,6 +63,22 @@ class GpuSpec:
     tdp_w: float | None = None
     peak_tops: dict[str, float] = field(default_factory=dict, compare=False)
     other_published: dict[str, float] = field(default_factory=dict, compare=False)
+    interconnect: dict[str, object] = field(default_factory=dict, compare=False)
+    min_software: dict[str, str] = field(default_factory=dict, compare=False)
+    ecc: str | None = None
+    export_control: tuple[dict[str, str], ...] = ()
+
+    @property
+    def link_gb_s(self) -> float | None:
+        """GPU-to-GPU bandwidth per GPU in GB/s, both directions, as the vendor prints it; None: unknown (lesson 10)."""
+        value = self.interconnect.get("gb_s")
+        return None if value is None else float(value)
+
+    @property
+    def link(self) -> str | None:
+        """How this GPU talks to the others: 'NVLink 4', 'Infinity Fabric', 'PCIe only'; None if unknown (lesson 10)."""
+        value = self.interconnect.get("gpu_to_gpu")
+        return None if value is None else str(value)
 
     @property
     def usable_bytes(self) -> int:
@@ -83,17 +113,19 @@ class GpuSpec:
             )
         if self.cuda_total_bytes is not None:
             return text(_recorded_cuda_totals()[self.key][1])
+        if self.kind == "rocm":
+            return _("the advertised {gb:g} GB read as GiB; ROCm reports a little less").format(gb=self.memory_gb_sold)
         if self.memory_mib_smi is None:
             return _("the advertised {gb:g} GB read as GiB; CUDA reports a little less").format(gb=self.memory_gb_sold)
         return _("nvidia-smi's total; CUDA reports a little less, so a tight fit may still fail")
 
     def peak(self, precision: str) -> float | None:
-        """Dense peak in TFLOP/s (TOPS for 'int8') in PRECISIONS or LOW_PRECISIONS; None if unpublished (lesson 06)."""
+        """Dense peak in TFLOP/s (TOPS for 'int8'): PRECISIONS, LOW_PRECISIONS, FP4_PRECISIONS or 'fp64' (lesson 06)."""
         check_choice("precision", precision, _ALL_PRECISIONS)
         return (self.peak_tops if precision == "int8" else self.peak_tflops).get(precision)
 
     def has_tensor_cores(self, precision: str) -> bool:
-        """Whether a matmul in this precision can run on the Tensor Cores ('fp32' never does) (lesson 06)."""
+        """Whether a matmul in this precision can run on the Tensor Cores ('fp32', 'fp64' never do here) (lesson 06)."""
         check_choice("precision", precision, _ALL_PRECISIONS)
         return bool(self.tensor_cores.get(precision, False))
 
@@ -133,7 +165,8 @@ def _floats(e: dict, name: str) -> dict[str, float]:
 
 def _spec(e: dict) -> GpuSpec:
     peaks, tops, tensor = _floats(e, "peak_tflops"), _floats(e, "peak_tops"), dict(e.get("tensor_cores") or {})
-    unknown = (set(peaks) - {*PRECISIONS, "fp8"}) | (set(tops) - {"int8"}) | (set(tensor) - set(_TENSOR_PRECISIONS))
+    allowed = {*PRECISIONS, "fp8", *FP4_PRECISIONS, FP64}
+    unknown = (set(peaks) - allowed) | (set(tops) - {"int8"}) | (set(tensor) - set(_TENSOR_PRECISIONS))
     if unknown or e.get("kind", "cuda") not in KINDS:
         raise ValueError(f"gpus.json entry {e.get('key')!r} has an unknown precision or kind: {sorted(unknown)}")
     bandwidth, tdp = e.get("bandwidth_gb_s"), e.get("tdp_w")
@@ -155,6 +188,10 @@ def _spec(e: dict) -> GpuSpec:
         tdp_w=None if tdp is None else float(tdp),
         peak_tops=tops,
         other_published=_floats(e, "other_published"),
+        interconnect=dict(e.get("interconnect") or {}),
+        min_software={str(k): str(v) for k, v in (e.get("min_software") or {}).items()},
+        ecc=e.get("ecc"),
+        export_control=tuple(dict(fact) for fact in e.get("export_control") or ()),
     )
 
 
@@ -163,11 +200,24 @@ def _all() -> tuple[GpuSpec, ...]:
     return tuple(_spec(e) for e in read_json("gpus.json")["gpus"])
 
 
-def catalog(kind: str | None = "cuda") -> tuple[GpuSpec, ...]:
-    """The NVIDIA GPUs in the catalog in file order; kind='mps' gives the Apple chips, None all (lessons 03, 05, 06)."""
-    if kind is not None:
-        check_choice("kind", kind, KINDS)
-    return tuple(g for g in _all() if kind is None or g.kind == kind)
+def catalog(kind: str | tuple[str, ...] | None = "cuda") -> tuple[GpuSpec, ...]:
+    """The NVIDIA GPUs in the catalog in file order; kind='rocm' gives AMD's, 'mps' Apple's chips, a tuple of kinds
+    those kinds ('cuda', 'rocm'), None all of them (lessons 03, 05, 06)."""
+    if kind is None:
+        return _all()
+    kinds = (kind,) if isinstance(kind, str) or not isinstance(kind, tuple) else kind
+    for one in kinds:
+        check_choice("kind", one, KINDS)
+    return tuple(g for g in _all() if g.kind in kinds)
+
+
+@lru_cache(maxsize=1)
+def tensor_core_generations() -> tuple[dict, ...]:
+    """Which number formats each GPU generation's Tensor Cores (AMD: Matrix Cores) added, with sources (lesson 06).
+
+    Each entry: {"formats", "architecture", "compute_capability", "examples", "source"}, oldest first.
+    """
+    return tuple(dict(g) for g in read_json("gpus.json")["tensor_core_generations"])
 
 
 def find_gpu(name: str) -> GpuSpec:

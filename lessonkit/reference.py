@@ -94,6 +94,17 @@ def nvidia_smi_sample(key: str = "t4_colab") -> dict[str, Any]:
     return dict(samples[check_choice("key", key, sorted(samples))])
 
 
+@lru_cache(maxsize=1)
+def _amd_samples() -> dict[str, Any]:
+    return read_json("amd_smi_samples.json")["samples"]
+
+
+def amd_smi_sample(key: str = "rocm_smi_json_rx7900xt") -> dict[str, Any]:
+    """A recorded amd-smi or rocm-smi printout (stdout, stderr, exit status) with its source (lesson 01, doctor)."""
+    samples = _amd_samples()
+    return dict(samples[check_choice("key", key, sorted(samples))])
+
+
 def colab_t4_cuda_total_memory() -> dict[str, Any]:
     """The total memory CUDA (and so torch) reports for Colab's T4, in bytes, with its source (lessons 01, 03)."""
     return dict(_smi_samples()["colab_t4_torch_total_memory_bytes"])

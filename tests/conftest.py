@@ -72,6 +72,39 @@ def fake_smi(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
 
 
 @pytest.fixture
+def fake_tool(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A PATH holding only a folder of fake vendor tools and the system's shell tools; returns a function that
+    writes one: fake_tool("amd-smi", stdout=..., stderr=..., exit_status=..., sleep=...), or body="raw shell"."""
+    bin_dir = tmp_path / "tools"
+    bin_dir.mkdir()
+    monkeypatch.setenv("PATH", str(bin_dir) + os.pathsep + "/usr/bin" + os.pathsep + "/bin")
+    calls = tmp_path / "calls.txt"
+
+    def write(
+        name: str, stdout: str = "", stderr: str = "", exit_status: int = 0, sleep: float = 0.0, body: str = ""
+    ) -> Path:
+        out, err = tmp_path / f"{name}.out", tmp_path / f"{name}.err"
+        out.write_text(stdout, encoding="utf-8")
+        err.write_text(stderr, encoding="utf-8")
+        script = bin_dir / name
+        lines = ["#!/bin/sh", f'echo "{name} $*" >> "{calls}"']
+        if body:
+            lines.append(body)
+        else:
+            lines += [
+                f"sleep {sleep}" if sleep else "",
+                f'cat "{out}"',
+                f'cat "{err}" >&2',
+                f"exit {exit_status}",
+            ]
+        script.write_text("\n".join(lines) + "\n")
+        script.chmod(script.stat().st_mode | stat.S_IEXEC)
+        return calls
+
+    return write
+
+
+@pytest.fixture
 def no_smi(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A PATH on which no nvidia-smi can be found."""
     empty = tmp_path / "empty"

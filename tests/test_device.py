@@ -20,11 +20,12 @@ from lessonkit.device import (
     describe_device,
     device_memory,
     in_colab,
-    nvidia_smi,
     pick_device,
     spec_for_device,
     synchronize,
 )
+from lessonkit.gpu_tools import _common as smi_limits
+from lessonkit.gpu_tools import nvidia_smi
 from tests.conftest import REAL_DRIVER_FAILURE
 
 GIB = 2**30
@@ -182,7 +183,7 @@ def test_nvidia_smi_unexpected_output(fake_smi, stdout):
 
 
 def test_nvidia_smi_that_hangs(fake_smi, monkeypatch):
-    monkeypatch.setattr(device, "_SMI_TIMEOUT_S", 0.2)
+    monkeypatch.setattr(smi_limits, "TIMEOUT_S", 0.2)
     fake_smi(T4_CSV, sleep=3)
     result = nvidia_smi()
     assert result.gpus is None and "did not answer" in result.reason

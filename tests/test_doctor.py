@@ -155,6 +155,7 @@ def test_json_report_on_a_machine_without_a_gpu(capsys, cpu_only, no_smi):
     assert report["device"]["kind"] == "cpu" and report["device"]["cuda_available"] is False
     reason = report["nvidia_smi"]["reason"]
     assert report["nvidia_smi"] == {
+        "tool": "nvidia-smi",
         "available": False,
         "status": "not_installed",
         "reason": reason,
@@ -162,6 +163,7 @@ def test_json_report_on_a_machine_without_a_gpu(capsys, cpu_only, no_smi):
         "gpus": [],
     }
     assert "not on PATH" in report["nvidia_smi"]["reason"]
+    assert report["amd_smi"]["status"] == "not_installed" and report["device"]["torch_rocm_version"] is None
     (run,) = report["benchmark"]["runs"]
     assert (run["device"], run["dtype"], run["n"]) == ("cpu", "fp32", 512)
     assert run["median_s"] > 0 and run["tflops"] == pytest.approx(matmul_flops(512) / run["median_s"] / 1e12)

@@ -5,16 +5,28 @@ from __future__ import annotations
 import pytest
 
 import lessonkit.gpus as gpus
-from lessonkit.gpus import _TENSOR_PRECISIONS, LOW_PRECISIONS, PRECISIONS, GpuSpec, catalog, find_gpu
+from lessonkit.gpus import (
+    _TENSOR_PRECISIONS,
+    FP4_PRECISIONS,
+    LOW_PRECISIONS,
+    PRECISIONS,
+    GpuSpec,
+    catalog,
+    find_gpu,
+    tensor_core_generations,
+)
 
 CUDA = catalog()
+AMD = catalog(kind="rocm")
 APPLE = catalog(kind="mps")
 
 
-def test_catalog_lists_nvidia_gpus_by_default_and_macs_on_request():
+def test_catalog_lists_nvidia_gpus_by_default_and_amd_and_macs_on_request():
     assert all(g.kind == "cuda" for g in CUDA) and all(g.kind == "mps" for g in APPLE)
-    assert catalog(kind=None) == CUDA + APPLE  # file order: the NVIDIA cards, then the Macs
-    with pytest.raises(ValueError, match=r"kind must be one of \['cuda', 'mps'\], got 'tpu'"):
+    assert all(g.kind == "rocm" for g in AMD) and [g.key for g in AMD] == ["MI300X", "MI325X", "MI355X"]
+    assert catalog(kind=None) == CUDA + AMD + APPLE  # file order: NVIDIA, then AMD, then the Macs
+    assert catalog(("cuda", "rocm")) == CUDA + AMD
+    with pytest.raises(ValueError, match=r"kind must be one of \['cuda', 'rocm', 'mps'\], got 'tpu'"):
         catalog(kind="tpu")
 
 
@@ -38,19 +50,37 @@ def test_every_listed_gpu_has_a_bandwidth_and_the_course_gpus_have_peaks_and_pow
     for key in (*keys, "H20", "RTX_3090", "RTX_4090"):
         assert find_gpu(key).peak("fp16") is not None, key
     assert all(g.tdp_w and 50 <= g.tdp_w <= 1000 for g in CUDA), "every NVIDIA board has its board power"
+    assert all(g.tdp_w and 700 <= g.tdp_w <= 1400 for g in AMD), "AMD's Total Board Power, MI300X to MI355X"
     assert all(g.tdp_w is None for g in APPLE), "Apple publishes no GPU power figure"
     assert len(APPLE) >= 4
 
 
 def _expected_tensor_cores(cc: float) -> dict[str, bool]:
-    """Volta: FP16; Turing adds INT8 (and INT4); Ampere adds TF32 and BF16; Ada and Hopper add FP8."""
+    """Volta: FP16; Turing adds INT8 (and INT4); Ampere adds TF32 and BF16; Ada and Hopper add FP8; Blackwell
+    (10.0 data centre, 12.0 GeForce) adds FP6 and FP4."""
     return {
         "tf32": cc >= 8.0,
         "fp16": cc >= 7.0,
         "bf16": cc >= 8.0,
         "fp8": cc >= 8.9,
         "int8": cc >= 7.5,
+        "fp6": cc >= 10.0,
+        "fp4": cc >= 10.0,
     }
+
+
+def test_the_format_generations_match_the_catalog():
+    """The per-generation format list lessons print is the one the catalog's Tensor Core flags follow."""
+    generations = tensor_core_generations()
+    nvidia = [g for g in generations if g["compute_capability"]]
+    assert [g["formats"] for g in nvidia] == [["fp16"], ["int8", "int4"], ["tf32", "bf16"], ["fp8"], ["fp6", "fp4"]]
+    for generation in generations:
+        assert generation["source"].startswith("https://")
+        for key in generation["examples"]:
+            gpu = find_gpu(key)
+            for fmt in generation["formats"]:
+                if fmt != "int4":  # the catalog does not track int4
+                    assert gpu.has_tensor_cores(fmt), (key, fmt)
 
 
 @pytest.mark.parametrize("gpu", CUDA, ids=lambda g: g.key)
@@ -78,10 +108,14 @@ def test_peaks_are_dense_figures_in_a_sane_order(gpu: GpuSpec):
         assert fp8 == pytest.approx(2 * fp16, rel=0.02)  # 8-bit Tensor math runs at twice the 16-bit rate
     if int8 and fp16:
         assert int8 >= 0.99 * 2 * fp16  # INT8 runs at least at twice the FP16 rate (GeForce's FP16 figure is halved)
-    # Dense, not "with sparsity": no GPU here reaches 1000 dense 16-bit TFLOP/s (the H100 SXM is 989.4),
-    # nor 2000 dense 8-bit TFLOP/s or TOPS (1978.9).
-    assert all(v < 1000 for p, v in gpu.peak_tflops.items() if p != "fp8")
-    assert all(v < 2000 for v in (fp8 or 0, int8 or 0))
+    # Dense, not "with sparsity": before Blackwell no GPU reaches 1000 dense 16-bit TFLOP/s (the H100 SXM is
+    # 989.4), nor 2000 dense 8-bit TFLOP/s or TOPS (1978.9); the B200 reaches 2250 and 4500 (HGX B200 / 8 / 2).
+    bound = 2.5 if float(gpu.compute_capability) >= 10 else 1.0
+    assert all(v < 1000 * bound for p, v in gpu.peak_tflops.items() if p in ("fp32", "tf32", "fp16", "bf16", "fp64"))
+    assert all(v < 2000 * bound for v in (fp8 or 0, int8 or 0))
+    fp4 = gpu.peak("fp4")
+    if fp4 and fp8:
+        assert fp4 == pytest.approx(2 * fp8, rel=0.02) or fp4 == pytest.approx(4 * fp8, rel=0.02)  # GeForce: FP32 acc.
 
 
 def test_t4_has_fp16_and_int8_tensor_cores_only():
@@ -145,7 +179,7 @@ def test_old_positional_construction_still_works():
 
 
 @pytest.mark.parametrize(
-    "bad, error", [("fp64", ValueError), ("FP16", ValueError), ("int4", ValueError), (16, TypeError)]
+    "bad, error", [("fp128", ValueError), ("FP16", ValueError), ("int4", ValueError), (16, TypeError)]
 )
 def test_precision_is_checked(bad, error):
     for method in ("peak", "has_tensor_cores", "ridge_point", "per_watt"):
@@ -154,7 +188,7 @@ def test_precision_is_checked(bad, error):
 
 
 def test_malformed_entries_are_refused():
-    entry = {"key": "Z", "name": "Z", "architecture": "Z", "memory_gb_sold": 1, "peak_tflops": {"fp64": 1.0}}
+    entry = {"key": "Z", "name": "Z", "architecture": "Z", "memory_gb_sold": 1, "peak_tflops": {"fp128": 1.0}}
     with pytest.raises(ValueError, match="unknown precision or kind"):
         gpus._spec(entry)
     with pytest.raises(ValueError, match="unknown precision or kind"):
@@ -185,6 +219,8 @@ def test_without_a_recorded_cuda_total_the_basis_says_which_figure_is_used(gpu: 
     assert gpu.allocatable_bytes == gpu.usable_bytes
     if gpu.kind == "mps":
         assert "torch.mps.recommended_max_memory()" in gpu.allocatable_basis
+    elif gpu.kind == "rocm":
+        assert "ROCm reports a little less" in gpu.allocatable_basis
     else:
         assert "CUDA reports a little less" in gpu.allocatable_basis
 
@@ -210,3 +246,64 @@ def test_a_gpu_name_may_use_spaces_dashes_or_underscores(name):
 def test_a_name_shared_by_two_boards_is_refused():
     with pytest.raises(ValueError, match="'H100' is not in the GPU catalog"):
         find_gpu("H100")  # SXM or PCIe: the catalog will not guess
+
+
+# --- the GPUs clouds rent in 2026 (issue 26) ---------------------------------------------------------------
+
+
+def test_blackwell_boards():
+    b200, rtx5090 = find_gpu("NVIDIA B200"), find_gpu("NVIDIA GeForce RTX 5090")
+    assert (b200.memory_gb_sold, b200.memory_mib_smi, b200.bandwidth_gb_s, b200.tdp_w) == (180, 183359, 8000.0, 1000.0)
+    assert [b200.peak(p) for p in ("bf16", "fp8", "fp4", "fp64")] == [2250.0, 4500.0, 9000.0, 37.0]
+    assert (b200.link, b200.link_gb_s) == ("NVLink 5", 1800.0)
+    assert (rtx5090.memory_mib_smi, rtx5090.bandwidth_gb_s, rtx5090.peak("fp16"), rtx5090.peak("fp4")) == (
+        32607,
+        1792.0,
+        209.5,
+        1676.0,
+    )
+    for gpu, target in ((b200, "sm_100"), (rtx5090, "sm_120")):  # Blackwell needs CUDA 12.8 or newer
+        assert gpu.min_software["toolkit"] == "CUDA" and gpu.min_software["version"] == "12.8"
+        assert gpu.min_software["target"] == target and "12.8" in gpu.min_software["pytorch"]
+        assert all(gpu.has_tensor_cores(p) for p in FP4_PRECISIONS)
+    assert not any(find_gpu("H200").has_tensor_cores(p) for p in FP4_PRECISIONS)
+
+
+def test_the_l40s_is_a_pcie_card_with_ecc():
+    l40s = find_gpu("L40S")
+    assert (l40s.memory_gb_sold, l40s.memory_mib_smi, l40s.bandwidth_gb_s, l40s.tdp_w) == (48, 46068, 864.0, 350.0)
+    assert (l40s.link, l40s.link_gb_s, l40s.ecc) == ("PCIe only", 64.0, "on")
+    assert (l40s.peak("bf16"), l40s.peak("fp8"), l40s.peak("int8")) == (362.05, 733.0, 733.0)
+
+
+def test_consumer_ecc_as_nvidia_smi_shows_it():
+    """Issue 26 item 1: the RTX 4090 has ECC (off as shipped), the RTX 3090 and RTX 5090 have none."""
+    assert find_gpu("RTX_4090").ecc == "off (can be switched on)"
+    assert find_gpu("RTX_3090").ecc == find_gpu("RTX_5090").ecc == "none"
+    assert "nvidia-smi -e 1" in find_gpu("RTX_4090").notes
+
+
+@pytest.mark.parametrize("gpu", AMD, ids=lambda g: g.key)
+def test_amd_instinct_boards(gpu: GpuSpec):
+    assert gpu.compute_capability is None and gpu.memory_mib_smi is None
+    assert gpu.min_software["toolkit"] == "ROCm" and gpu.min_software["target"] in ("gfx942", "gfx950")
+    assert gpu.link == "AMD Infinity Fabric" and gpu.link_gb_s >= 896
+    fp16, fp8, int8 = gpu.peak("fp16"), gpu.peak("fp8"), gpu.peak("int8")
+    assert fp8 == pytest.approx(2 * fp16, rel=0.001) and int8 == fp8 and gpu.peak("bf16") == fp16
+    assert gpu.usable_bytes == round(gpu.memory_gb_sold * 2**30)  # no nvidia-smi total: the advertised GB as GiB
+
+
+def test_which_single_gpu_holds_llama_3_70b_in_fp16_now_includes_blackwell_and_amd():
+    """Lesson 03's question, asked of the catalog: 70.6 billion parameters x 2 bytes of weights."""
+    weights = 70_553_706_496 * 2
+    holders = [g.key for g in catalog(("cuda", "rocm")) if g.usable_bytes >= weights]
+    assert holders == ["H200", "B200", "MI300X", "MI325X", "MI355X"]
+
+
+def test_the_h800_differs_from_the_h100_where_it_really_does():
+    h100, h800 = find_gpu("H100_SXM"), find_gpu("H800_SXM")
+    assert h100.peak_tflops == h800.peak_tflops and h100.bandwidth_gb_s == h800.bandwidth_gb_s
+    assert (h100.link_gb_s, h800.link_gb_s) == (900.0, 400.0)
+    assert "FP64" in h800.notes and h800.export_control[0]["date"] == "2023-10-17"
+    a100, a800 = find_gpu("A100_80GB_SXM"), find_gpu("A800_80GB_SXM")
+    assert (a100.link_gb_s, a800.link_gb_s) == (600.0, 400.0)

@@ -14,10 +14,11 @@ import pytest
 from lessonkit.calculator import Calculator, fit_table, models_that_fit, plot_breakdown, this_machine
 from lessonkit.calculator.budget import MachineBudget
 from lessonkit.calculator.modes import JOBS
-from lessonkit.device import DeviceInfo, nvidia_smi
+from lessonkit.device import DeviceInfo
 from lessonkit.estimate import MODE_LABELS, decode_speed, estimate, estimate_sharded, fits, gpus_needed
 from lessonkit.estimate.sharding import STRATEGIES
 from lessonkit.glossary import glossary_table
+from lessonkit.gpu_tools import nvidia_smi
 from lessonkit.i18n import get_language, gettext, pgettext, set_language
 from lessonkit.memparts import PARTS
 from lessonkit.timing import Measurement, matmul_sizes_that_fit
@@ -34,6 +35,7 @@ MY_FILES = (
     "lessonkit/glossary.py",
     "lessonkit/calculator/",
     "lessonkit/device.py",
+    "lessonkit/gpu_tools/",
     "lessonkit/timing.py",
     "lessonkit/estimate/results.py",
     "lessonkit/estimate/sharding.py",
@@ -132,14 +134,14 @@ def test_device_report_and_nvidia_smi(fake_smi):
     set_language("zh-Hans")
     smi = nvidia_smi()
     assert str(smi) == (
-        "GPU 0：Tesla T4 | 显存 已用 无数据 MiB，共 15360 MiB | 利用率 无数据 | 驱动 535.104.05\n"
+        "GPU 0：Tesla T4 | 显存 共 15360 MiB，未报告用量 | 利用率 无数据 | 驱动 535.104.05\n"
         "警告：第 2 行 'not a reading' 不是 GPU 读数：应有 6 个以逗号分隔的字段，实际有 1 个"
     )
     assert "<th>已用显存（MiB）</th>" in smi._repr_html_() and "<b>警告：</b>" in smi._repr_html_()
     set_language("zh-Hant")
     assert "<th>記憶體總量（MiB）</th>" in smi._repr_html_() and "使用率 無資料" in str(smi)
     set_language("en")
-    assert str(smi).startswith("GPU 0: Tesla T4 | memory n/a MiB used of 15360 MiB | utilisation n/a")
+    assert str(smi).startswith("GPU 0: Tesla T4 | memory 15360 MiB, use not reported | utilisation n/a")
 
 
 def test_no_nvidia_smi_says_why_in_chinese(no_smi):

@@ -244,7 +244,7 @@ def test_parameter_counts_in_each_language():
 
 
 def test_smi_findings_in_chinese(fake_smi, cpu_only):
-    from lessonkit.device import nvidia_smi
+    from lessonkit.gpu_tools import nvidia_smi
 
     fake_smi(T4_LINE)
     set_language("zh-Hant")

@@ -38,7 +38,8 @@ LAYERS: dict[str, int] = {
     "estimate": 2,
     # 3 torch: devices, timing, byte counting, the reference Transformer, the toy problem, data parallelism
     "device": 3,
-    "_host": 3,  # what the OS says about this computer, for device
+    "gpu_tools": 3,  # the vendors' tools (nvidia-smi, amd-smi, rocm-smi), read for device and the doctor
+    "_host": 3,  # what the OS says about this computer, for device and gpu_tools
     "timing": 3,
     "bytecount": 3,
     "transformer": 3,

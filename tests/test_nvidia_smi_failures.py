@@ -25,7 +25,9 @@ import torch
 from lessonkit import device as device_module
 from lessonkit import doctor
 from lessonkit.__main__ import main
-from lessonkit.device import describe_device, nvidia_smi
+from lessonkit.device import describe_device
+from lessonkit.gpu_tools import SMI_STATUSES, nvidia_smi
+from lessonkit.gpu_tools import _common as smi_limits
 
 ROOT = Path(__file__).resolve().parent.parent
 T4_LINE = "0, Tesla T4, 15360, 0, 0, 535.104.05"
@@ -147,11 +149,21 @@ def test_in_colab_a_failing_nvidia_smi_means_a_runtime_without_gpu(capsys, smi, 
     assert any("In Colab this means the runtime has no GPU" in note for note in report["notes"])
 
 
-def test_no_devices_found_is_a_machine_without_a_gpu(capsys, smi, cpu_only, no_benchmark):
+def test_no_devices_found_with_a_driver_is_a_gpu_that_fell_off_the_bus(capsys, smi, cpu_only, no_benchmark):
+    """Issue 25, item 12: a driver that sees no GPU is what a rented GPU that fell off the bus looks like."""
     smi("echo 'No devices were found'; exit 6")
     assert nvidia_smi().status == "no_devices"
     status, out = doctor_text(capsys)
-    assert status == 0 and "OK: no GPU, and nothing is broken." in out
+    assert status == 1 and "nothing is broken" not in out and "OK:" not in out
+    assert "PROBLEM: The NVIDIA driver is installed but sees no GPU" in out and "fell off the bus" in out
+
+
+def test_no_devices_found_in_colab_is_a_runtime_without_a_gpu(capsys, smi, cpu_only, no_benchmark, monkeypatch):
+    smi("echo 'No devices were found'; exit 6")
+    monkeypatch.setenv("COLAB_RELEASE_TAG", "release-colab_20260819-060000_RC00")
+    status, report, _ = doctor_json(capsys)
+    assert status == 0 and report["problems"] == []
+    assert any("Change runtime type" in note for note in report["notes"])
 
 
 def test_a_lost_gpu_line_is_named_and_the_good_row_is_kept(smi):
@@ -168,7 +180,8 @@ def test_doctor_reports_a_lost_gpu_as_a_problem(capsys, smi, fake_t4, no_benchma
     status, out = doctor_text(capsys)
     assert status == 1
     assert "GPU 1: Tesla T4" in out and "warning: line 1, 'Unable to determine the device handle" in out
-    assert "PROBLEM: nvidia-smi's output was not all GPU readings" in out
+    assert "PROBLEM: nvidia-smi says a GPU stopped answering" in out and "reboot" in out
+    assert out.count("PROBLEM:") == 1  # the lost GPU, named once (issue 25, item 17)
     assert "OK: PyTorch can use" not in out
 
 
@@ -202,10 +215,10 @@ def test_a_quarter_million_rows_keep_only_the_first(smi, capsys, cpu_only, no_be
     smi(MANY_ROWS)
     result = nvidia_smi()
     assert 0 < len(result.gpus) <= 64
-    assert len(result.gpus) == device_module._SMI_MAX_ROWS
-    assert any(f"only the first {device_module._SMI_MAX_ROWS} were read" in p for p in result.problems)
+    assert len(result.gpus) == smi_limits.MAX_ROWS
+    assert any(f"only the first {smi_limits.MAX_ROWS} were read" in p for p in result.problems)
     status, report, _ = doctor_json(capsys)
-    assert status == 1 and len(report["nvidia_smi"]["gpus"]) == device_module._SMI_MAX_ROWS
+    assert status == 1 and len(report["nvidia_smi"]["gpus"]) == smi_limits.MAX_ROWS
     assert len(json.dumps(report)) < 100_000
 
 
@@ -219,7 +232,7 @@ def test_json_is_always_one_valid_document(smi, capsys, cpu_only, no_benchmark, 
     status, report, _ = doctor_json(capsys)  # json.loads of the whole of stdout: exactly one document
     assert status == report["exit_status"]
     assert (status == 0) == (report["problems"] == [])
-    assert report["nvidia_smi"]["status"] in device_module.SMI_STATUSES
+    assert report["nvidia_smi"]["status"] in SMI_STATUSES
 
 
 # --- 4. a hung nvidia-smi, and calling it once --------------------------------------------------------
@@ -244,7 +257,7 @@ def _running(pid: int) -> bool:
 def test_a_hung_nvidia_smi_is_stopped_with_everything_it_started(smi, tmp_path, monkeypatch):
     pid_file = tmp_path / "child.pid"
     smi(f'sleep 30 &\necho $! > "{pid_file}"\nwait')  # the child a plain kill of the shell leaves behind
-    monkeypatch.setattr(device_module, "_SMI_TIMEOUT_S", 0.3)
+    monkeypatch.setattr(smi_limits, "TIMEOUT_S", 0.3)
     result = nvidia_smi()
     child = int(pid_file.read_text())
     try:
@@ -260,7 +273,7 @@ def test_a_hung_nvidia_smi_is_stopped_with_everything_it_started(smi, tmp_path, 
 
 
 def test_the_timeout_is_a_module_constant_tests_can_lower(smi, monkeypatch):
-    monkeypatch.setattr(device_module, "_SMI_TIMEOUT_S", 0.2)
+    monkeypatch.setattr(smi_limits, "TIMEOUT_S", 0.2)
     smi("sleep 5")
     assert "within 0.2 s" in nvidia_smi().reason
     with pytest.raises(ValueError, match="timeout_s"):
@@ -320,3 +333,91 @@ def test_an_ascii_locale_in_a_fresh_process(tmp_path: Path):
     assert done.returncode == 0, done.stderr.decode("ascii", "replace")[-2000:]
     out = done.stdout.decode("ascii")  # nothing but ASCII
     assert "512x512" in out and "OK: no GPU, and nothing is broken." in out
+
+
+# --- issue 25, items 11, 15 and 17: impossible readings, an unwritable report, one problem named once -------
+
+
+def test_impossible_readings_are_problems_not_ok(smi, capsys, fake_t4, no_benchmark):
+    """Item 11: used > total, a negative free memory, 250% utilisation and a repeated index pass no more."""
+    smi("echo '0, Tesla T4, 15360, 99999, 250, 535.104.05'; echo '0, Tesla T4, 15360, 0, 0, 535.104.05'")
+    result = nvidia_smi()
+    assert result.status == "partial" and len(result.gpus) == 2
+    assert result.implausible == (
+        "GPU 0 reports 99999 MiB used of 15360 MiB, more than it has: an impossible reading",
+        "GPU 0 reports 250% utilisation, over 100%: an impossible reading",
+        "GPU index 0 appears 2 times; each GPU has its own index",
+    )
+    assert result.gpus[0].memory_free_mib is None  # was -84639
+    status, report, _ = doctor_json(capsys)
+    assert status == 1 and all(
+        g["memory_free_mib"] is None or g["memory_free_mib"] >= 0 for g in report["nvidia_smi"]["gpus"]
+    )
+    (problem,) = report["problems"]
+    assert problem.startswith("nvidia-smi reports impossible values (3 warning(s) under nvidia-smi)")
+    assert "device handle" not in problem
+
+
+def test_a_lost_gpus_failure_message_quotes_the_failure_not_a_good_reading(smi):
+    """Item 17: nvidia-smi prints a good line, then a lost GPU's, and fails; the message quotes the lost GPU."""
+    smi(f"echo '{T4_LINE}'; echo '{LOST_GPU}'; exit 15")
+    result = nvidia_smi()
+    failed = result.problems[0]
+    assert failed.startswith("nvidia-smi failed (exit status 15): 'Unable to determine the device handle")
+    assert "Tesla T4" not in failed and result.lost_gpu
+
+
+def test_random_bytes_give_one_problem_without_device_handle_advice(smi, capsys, cpu_only, no_benchmark):
+    """Item 17: garbage is one PROBLEM (no reading), not a second one about lost GPUs."""
+    smi(r"printf '\033\177\001garbage\nmore, garbage\n\377\376\n'")
+    status, out = doctor_text(capsys)
+    assert status == 1 and out.count("PROBLEM:") == 1
+    assert "PROBLEM: nvidia-smi is installed but gave no reading" in out and "device handle" not in out
+
+
+def test_chinese_on_an_ascii_terminal_says_so_once_then_speaks_english(no_smi, cpu_only, not_colab, monkeypatch):
+    """Item 17: `--lang zh-Hant` on an ASCII terminal printed '????'; now one English line says why."""
+    stdout = io.TextIOWrapper(io.BytesIO(), encoding="ascii", errors="strict", write_through=True)
+    monkeypatch.setattr(sys, "stderr", io.TextIOWrapper(io.BytesIO(), encoding="ascii", write_through=True))
+    args = types.SimpleNamespace(json=False, quick=True, basics=True, device="cpu", lang="zh-Hant")
+    doctor.run(args, parser=None, stdout=stdout)
+    text = stdout.buffer.getvalue().decode("ascii")
+    assert text.count("this terminal cannot show Chinese") == 1 and "?" * 3 not in text
+    assert "Device (what PyTorch will use)" in text and "OK: no GPU, and nothing is broken." in text
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/dev/full and a closed stdout via the shell")
+@pytest.mark.parametrize("redirect", [">&-", ">/dev/full"], ids=["closed", "full"])
+def test_an_unwritable_stdout_is_exit_status_3_without_a_traceback(tmp_path, redirect):
+    """Item 15: stdout closed or full gave a traceback and exit 1, the code for 'problem found'."""
+    env = dict(os.environ, PATH=f"{tmp_path}:/usr/bin:/bin", PYTHONPATH=str(ROOT))
+    command = f'"{sys.executable}" -m lessonkit doctor --quick --basics --device cpu {redirect}'
+    done = subprocess.run(["sh", "-c", command], capture_output=True, env=env, timeout=180, cwd=tmp_path)
+    err = done.stderr.decode("utf-8", "replace")
+    assert done.returncode == doctor.EXIT_UNWRITABLE == 3, err[-2000:]
+    assert "Traceback" not in err and "Exception ignored" not in err
+    assert "the report could not be written to standard output" in err
+
+
+def test_the_exit_statuses_are_documented():
+    assert set(doctor.EXIT_STATUSES) == {0, 1, 2, 3}
+    for status in doctor.EXIT_STATUSES:
+        assert f"  {status}  " in doctor.__doc__
+
+
+def test_parsing_is_linear_on_a_megabyte_of_adversarial_output():
+    """Issue 25 item 9's test for nvidia-smi's reader: each 1 MB input is read in well under a second."""
+    from lessonkit.gpu_tools import nvidia as reader
+
+    inputs = [
+        "1" * 1_000_000 + "\nx\ny",
+        "," * 1_000_000,
+        "0, " + " " * 1_000_000 + "!, 1, 1, 1, 1",
+        ("0, Tesla T4, 15360, 0, 0, 535.104.05\n" * 30_000)[:1_000_000],
+        "\n" * 1_000_000,
+        "[N/A]" * 200_000,
+    ]
+    for text in inputs:
+        started = time.perf_counter()
+        reader._parse_output(text, cut_short=False)
+        assert time.perf_counter() - started < 1.0, text[:20]

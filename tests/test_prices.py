@@ -43,3 +43,44 @@ def test_a_price_class_never_mixes_memory_sizes():
         stated = re.search(r"(\d+) GB", name)
         if stated:
             assert found == {int(stated.group(1))}, (name, found)
+
+
+# --- three kinds of price, never mixed (issue 26, item 8) ---------------------------------------------------
+
+
+def test_every_listing_has_a_kind_and_the_spot_and_serverless_ones_say_so():
+    from lessonkit.prices import PRICE_KINDS
+
+    listings = price_listings()
+    assert {p.kind for p in listings} == set(PRICE_KINDS)
+    for p in listings:
+        assert ("spot" in p.offer.lower()) == (p.kind == "spot"), p.offer
+        assert ("serverless" in p.offer.lower()) == (p.kind == "serverless"), p.offer
+    assert [p.usd_per_gpu_hour for p in price_listings("spot")] == [0.34]  # the RunPod 4090 price lesson 05 quoted
+    assert sum(len(price_listings(k)) for k in PRICE_KINDS) == len(listings)
+
+
+def test_kinds_have_labels_notes_and_sources():
+    from lessonkit.prices import PRICE_KINDS, kind_label, kind_note, kind_source
+
+    assert [kind_label(k) for k in PRICE_KINDS] == ["on demand", "spot", "serverless"]
+    assert "take back at any moment" in kind_note("spot") and "cold start" in kind_note("serverless")
+    assert all(kind_source(k).startswith("https://") for k in PRICE_KINDS)
+    assert price_listings()[0].kind_label == "spot"
+
+
+def test_a_range_by_kind_never_mixes_kinds():
+    """What lesson 05's summary does per GPU class, per kind: the spot $0.34 is no longer the on-demand floor."""
+    on_demand = [p.usd_per_gpu_hour for p in price_listings("on_demand") if p.gpu == "RTX 4090"]
+    assert on_demand == [0.6] and min(on_demand) > 0.34
+
+
+def test_an_unknown_kind_is_refused():
+    import pytest
+
+    from lessonkit.prices import kind_label
+
+    with pytest.raises(ValueError, match="kind must be one of"):
+        price_listings("reserved")
+    with pytest.raises(ValueError, match="kind must be one of"):
+        kind_label("on-demand")

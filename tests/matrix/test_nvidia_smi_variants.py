@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -64,3 +67,54 @@ def test_lesson_01_stores_a_bounded_output_when_nvidia_smi_prints_megabytes(smi_
     text = text_of(execute(LESSON_01))
     assert "characters in all; the rest is left out" in text
     assert len(text) < 500_000, f"lesson 01 stored {len(text):,} characters of output"
+
+
+# Issue 26: AMD's tools on PATH. One lesson-01 run with a fake amd-smi (the doctor cell reads it), then the
+# doctor alone, once per recorded amd-smi / rocm-smi failure: cheaper than a lesson run each.
+def _fake(bin_dir: Path, name: str, stdout: str, stderr: str = "", exit_status: int = 0) -> None:
+    (bin_dir / f"{name}.out").write_text(stdout, encoding="utf-8")
+    (bin_dir / f"{name}.err").write_text(stderr, encoding="utf-8")
+    script = bin_dir / name
+    script.write_text(
+        f'#!/bin/sh\nwhile read -r line; do printf "%s\\n" "$line"; done < "{bin_dir / f"{name}.out"}"\n'
+        f'while read -r line; do printf "%s\\n" "$line" >&2; done < "{bin_dir / f"{name}.err"}"\n'
+        f"exit {exit_status}\n",
+        encoding="utf-8",
+    )
+    script.chmod(0o755)
+
+
+MI300X_STATIC = (
+    '{"gpu_data": [{"gpu": 0, "asic": {"market_name": "AMD Instinct MI300X"}, '
+    '"vram": {"size": {"value": 196608, "unit": "MB"}}, "driver": {"name": "amdgpu", "version": "6.8.5"}}]}\n'
+)
+
+
+def test_lesson_01_names_an_amd_gpu_that_pytorch_cannot_use(smi_path, tmp_path):
+    smi_path(None)  # no nvidia-smi: an AMD machine
+    _fake(tmp_path / "bin", "amd-smi", MI300X_STATIC)
+    text = text_of(execute(LESSON_01))
+    assert "GPU 0: AMD Instinct MI300X, 196608 MiB, use not reported" in text
+    assert "PROBLEM: amd-smi lists 1 AMD GPU(s) but PyTorch cannot use them" in text
+
+
+@pytest.mark.parametrize(
+    "key", ["rocm_smi_json_rx7900xt", "rocm_smi_no_driver", "rocm_smi_no_gpu", "amd_smi_no_driver"]
+)
+def test_the_doctor_on_each_recorded_amd_printout(smi_path, tmp_path, key):
+    from lessonkit.reference import amd_smi_sample
+
+    sample = amd_smi_sample(key)
+    smi_path(None)
+    _fake(tmp_path / "bin", sample["tool"], sample["stdout"], sample["stderr"], sample["exit_status"] or 0)
+    done = subprocess.run(
+        [sys.executable, "-m", "lessonkit", "doctor", "--quick", "--basics", "--json", "--device", "cpu"],
+        capture_output=True,
+        timeout=300,
+        cwd=tmp_path,
+    )
+    report = json.loads(done.stdout)  # one JSON document, whatever the tool printed
+    assert done.returncode == report["exit_status"] == 1, done.stderr.decode()[-1000:]
+    assert report["amd_smi"]["tool"] == sample["tool"] and report["problems"]
+    expected = {"rocm_smi_json_rx7900xt": "ok", "rocm_smi_no_gpu": "no_devices"}.get(key, "failed")
+    assert report["amd_smi"]["status"] == expected
