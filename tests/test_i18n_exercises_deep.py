@@ -35,8 +35,8 @@ WRONG = [
         "A",
         "A) the flag only allows TF32 where a GPU has it. The T4 is Turing, compute capability 7.5, and TF32 "
         "needs 8.0 or newer.",
-        {"zh-Hans": "A) 这个标志只是在 GPU 具备 TF32 时允许使用它。T4 是 Turing 架构，计算能力 7.5",
-         "zh-Hant": "A) 這個旗標只是在 GPU 具備 TF32 時允許使用它。T4 是 Turing 架構，運算能力 7.5"},
+        {"zh-Hans": "A) 这个开关只是允许在具备 TF32 的 GPU 上使用 TF32。T4 是 Turing 架构，计算能力 7.5",
+         "zh-Hant": "A) 這個開關只是允許在具備 TF32 的 GPU 上使用 TF32。T4 是 Turing 架構，運算能力 7.5"},
     ),
     (
         "07-steps",

@@ -52,6 +52,8 @@ def allowed() -> frozenset[str]:
         ("每个结果是一次点积（dot product）", []),  # a gloss after the Chinese term
         ("点积 dot product", ["dot", "product"]),  # the same words as the text itself
         ("time.time(): monotonic=False, world_size=2", []),
+        ("benchmark(flush_cache=True) 与 triton.testing.do_bench 相差 0.3%", []),  # a call with its argument: code
+        ("中位数 median time (ms)", ["median", "time"]),  # words before a bracket stay words
         ("True False None 2048 个 token，4.0 tokens/s，CUDA/torch", []),
         ("Tensor 核心，LoRA 和 GQA", []),  # the glossary's own Chinese terms keep them
         ("shuffle=True 训练 epoch 1", ["epoch"]),  # zh-Hans' glossary writes 轮 for an epoch

@@ -649,7 +649,7 @@ _NOT_WORDS = re.compile(
     r"|\S+\.(?:ipynb|json|py|md|txt|pdf|csv|html|mo|po|yml|yaml)\b"  # a file name
     r"|\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?"  # torch.cuda.is_available(), lessonkit.doctor
     r"|\b[A-Za-z_]+[0-9]*_\w*"  # snake_case names: world_size, A100_40GB
-    r"|\b\w+\(\)"  # a call: synchronize()
+    r"|\b\w+\([\w.=']*\)"  # a call, with arguments written without a space: synchronize(), benchmark(flush_cache=True)
     r"|--?[a-z][\w-]*"  # a command's option: --quick
     r"|(?<![\w/])/[\w.-]+(?:/[\w.-]+)+"  # a path: /proc/cpuinfo
     r"|'[^'\n]*'"  # a quoted value in a repr: 'zh-Hans', 'cuda'
