@@ -303,3 +303,20 @@ def test_every_recipe_is_named_not_keyed_in_an_estimates_label(edition):
         assert recipe.title in label and "_" not in label.split(" · ")[2], label  # no 'amp_bf16', 'mixed_bf16'
         if edition != "en":
             assert english_left(label) == [], label
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_a_recipes_sources_speak_the_edition_and_keep_their_addresses(edition):
+    """Lesson 08 prints each recipe's source under its table: the notes after the addresses are the reader's words."""
+    addresses = re.compile(r"https?://[^\s（）]+")
+    english = {key: recipe.source for key, recipe in TRAINING_RECIPES.items()}
+    assert "(bytes per parameter: 20 fp16, 18 bf16 with fp32 main grads, 16 fp32)" in english["megatron_bf16"]
+    set_language(edition)
+    allowed = i18n_tool.allowed_latin(edition, ROOT)
+    for key, recipe in TRAINING_RECIPES.items():
+        shown = recipe.source
+        assert addresses.findall(shown) == addresses.findall(english[key]), key
+        assert i18n_tool.latin_words(shown, allowed) == [], (key, shown)
+    assert HAN.search(TRAINING_RECIPES["megatron_bf16"].source)
+    set_language("en")
+    assert {key: recipe.source for key, recipe in TRAINING_RECIPES.items()} == english

@@ -598,9 +598,13 @@ ALLOWED_LATIN: dict[str, tuple[str, ...]] = {
     # throughput units and counts written as in the datasheets
     "rates": ("FLOP", "FLOPs", "GFLOP", "TFLOP/s", "GFLOP/s", "TOPS", "tokens/s"),
     # terms both editions keep in Latin letters, as the glossary does LoRA (zh-Hans: notebook, as 笔记本 is a laptop)
-    "terms": ("token", "notebook", "IQR", "Transformer", "ECC", "URL"),
+    # (MLP: the feed-forward block, written MLP in Chinese texts too, as 多层感知机（MLP）)
+    "terms": ("token", "notebook", "IQR", "Transformer", "ECC", "URL", "MLP"),
     # PyTorch's classes and operations a lesson names as its code does: optimizers, layers, DDP, matmul
-    "classes": ("SGD", "Adam", "AdamW", "RMSprop", "ReLU", "GELU", "DDP", "matmul"),
+    # (FusedAdam: DeepSpeed's optimizer; MixedPrecisionPolicy: FSDP2's, named in lesson 08's recipes and sources)
+    "classes": (
+        "SGD", "Adam", "AdamW", "RMSprop", "ReLU", "GELU", "DDP", "matmul", "FusedAdam", "MixedPrecisionPolicy",
+    ),
     # symbols of mathematics
     "symbols": ("ln", "log", "exp"),
     # the dtypes as PyTorch names them: code a learner types
@@ -615,6 +619,7 @@ ALLOWED_LATIN: dict[str, tuple[str, ...]] = {
         "NVIDIA", "PyTorch", "CUDA", "Python", "Jupyter", "Colab", "Google", "Apple", "Mac", "macOS", "Linux",
         "Windows", "Debian", "Ubuntu", "Intel", "AMD", "EPYC", "GPU", "CPU", "RAM", "PCIe", "SXM", "AMX", "GitHub",
         "GPT", "Triton", "ROCm", "Metal",  # ROCm: AMD's GPU platform; Metal: Apple's graphics API (MPS)
+        "DeepSpeed", "Megatron-LM",  # training frameworks (lessons 08-10): product names, not words to translate
     ),
 }  # fmt: skip
 

@@ -56,7 +56,7 @@ class Recipe:
     state: str
     compute: str
     fused: bool | None
-    source: str
+    sources: tuple[str | Lazy, ...]  # addresses, each with what it shows; see `source`
 
     @property
     def title(self) -> str:
@@ -68,6 +68,14 @@ class Recipe:
         if not kind:  # "fp32", or "bf16" / "fp16": pure 16-bit
             kind, dtype = ("fp32", "fp32") if self.key == "fp32" else ("pure", self.key)
         return text(_TITLES[kind]).format(dtype=dtype)
+
+    @property
+    def source(self) -> str:
+        """Where the recipe's bytes come from: addresses with notes, in lessonkit's language (lesson 08).
+
+        The addresses stay as they are; a note after one ("bytes per parameter: ...") is translated when shown.
+        """
+        return "; ".join(str(part) for part in self.sources)
 
     @property
     def autocast(self) -> bool:
@@ -103,17 +111,18 @@ class Recipe:
 
 _AMP = "https://docs.pytorch.org/docs/stable/amp.html"
 _ADAMW = "https://docs.pytorch.org/docs/stable/generated/torch.optim.AdamW.html"
-_TRAINER = (
-    "https://github.com/huggingface/transformers/blob/v5.17.0/src/transformers/training_args.py "
-    "(optim: adamw_torch_fused for torch>=2.8)"
+# A source's note is a sentence a learner reads under lesson 08's recipe table, so it is translated when shown.
+_TRAINER = lazy(
+    "{url} (optim: adamw_torch_fused for torch>=2.8)",
+    url="https://github.com/huggingface/transformers/blob/v5.17.0/src/transformers/training_args.py",
 )
-_DEEPSPEED = (
-    "https://github.com/deepspeedai/DeepSpeed/blob/master/deepspeed/runtime/zero/stage_1_and_2.py "
-    "(single_partition_of_fp32_groups and their fp32 .grad); ZeRO paper section 3.1"
+_DEEPSPEED = lazy(
+    "{url} (single_partition_of_fp32_groups and their fp32 .grad); ZeRO paper section 3.1",
+    url="https://github.com/deepspeedai/DeepSpeed/blob/master/deepspeed/runtime/zero/stage_1_and_2.py",
 )
-_MEGATRON = (
-    "https://github.com/NVIDIA/Megatron-LM/blob/main/docs/source/api-guide/dist_optimizer.md "
-    "(bytes per parameter: 20 fp16, 18 bf16 with fp32 main grads, 16 fp32)"
+_MEGATRON = lazy(
+    "{url} (bytes per parameter: 20 fp16, 18 bf16 with fp32 main grads, 16 fp32)",
+    url="https://github.com/NVIDIA/Megatron-LM/blob/main/docs/source/api-guide/dist_optimizer.md",
 )
 _FSDP2 = "https://docs.pytorch.org/docs/stable/distributed.fsdp.fully_shard.html (MixedPrecisionPolicy)"
 
@@ -131,7 +140,7 @@ def _recipes() -> dict[str, Recipe]:
             "fp32",
             "fp32",
             None,
-            _ADAMW,
+            (_ADAMW,),
         ),
     }
     for d in ("bf16", "fp16"):
@@ -146,7 +155,7 @@ def _recipes() -> dict[str, Recipe]:
             d,
             d,
             None,
-            _ADAMW,
+            (_ADAMW,),
         )
         out[f"amp_{d}"] = Recipe(
             f"amp_{d}",
@@ -159,7 +168,7 @@ def _recipes() -> dict[str, Recipe]:
             "fp32",
             d,
             True,
-            f"{_AMP}; {_ADAMW}; {_TRAINER}",
+            (_AMP, _ADAMW, _TRAINER),
         )
         out[f"autocast_{d}"] = Recipe(
             f"autocast_{d}",
@@ -172,7 +181,7 @@ def _recipes() -> dict[str, Recipe]:
             "fp32",
             d,
             None,
-            f"{_AMP}; {_ADAMW}",
+            (_AMP, _ADAMW),
         )
         out[f"deepspeed_{d}"] = Recipe(
             f"deepspeed_{d}",
@@ -185,7 +194,7 @@ def _recipes() -> dict[str, Recipe]:
             "fp32",
             d,
             True,
-            _DEEPSPEED,
+            (_DEEPSPEED,),
         )
         out[f"megatron_{d}"] = Recipe(
             f"megatron_{d}",
@@ -198,7 +207,7 @@ def _recipes() -> dict[str, Recipe]:
             "fp32",
             d,
             True,
-            _MEGATRON,
+            (_MEGATRON,),
         )
         out[f"fsdp2_{d}"] = Recipe(
             f"fsdp2_{d}",
@@ -214,7 +223,7 @@ def _recipes() -> dict[str, Recipe]:
             "fp32",
             d,
             None,
-            f"{_FSDP2}; {_ADAMW}",
+            (_FSDP2, _ADAMW),
         )
         out[f"mixed_{d}"] = Recipe(
             f"mixed_{d}",
@@ -227,7 +236,7 @@ def _recipes() -> dict[str, Recipe]:
             "fp32",
             d,
             None,
-            f"{_DEEPSPEED}; {_ADAMW}",
+            (_DEEPSPEED, _ADAMW),
         )
     return out
 
