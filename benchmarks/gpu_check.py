@@ -1,7 +1,8 @@
 """One command on a CUDA machine: run the course's GPU checks and write a report under reports/ (make gpu-check).
 
     python benchmarks/gpu_check.py                     # every section, report in reports/
-    python benchmarks/gpu_check.py --record            # ... and copy its headline figures into lessonkit/data
+    python benchmarks/gpu_check.py --record            # ... and copy its headline figures and lesson 02's size
+                                                       #     sweep into lessonkit/data
     python benchmarks/gpu_check.py --sections env,matmul,bandwidth
     python benchmarks/gpu_check.py --list              # what each section does
     python benchmarks/gpu_check.py --allow-cpu --sections env,matmul   # tiny sizes on the CPU: tests the script only
@@ -42,8 +43,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from lessonkit.device import describe_device, synchronize  # noqa: E402
 from lessonkit.gpu_tools import nvidia_smi  # noqa: E402
 from lessonkit.gpus import PRECISIONS, GpuSpec, find_gpu  # noqa: E402
-from lessonkit.precision import tf32_matmuls  # noqa: E402
-from lessonkit.timing import benchmark, format_seconds, gb_per_s, tflops  # noqa: E402
+from lessonkit.precision import tf32_matmuls, tf32_matmuls_allowed  # noqa: E402
+from lessonkit.timing import benchmark, format_rate, format_seconds, gb_per_s, tflops  # noqa: E402
 from lessonkit.units import DTYPES as DTYPE_TABLE  # noqa: E402
 from lessonkit.vram import format_bytes  # noqa: E402
 
@@ -186,7 +187,8 @@ def check_matmul(ctx: Context) -> dict[str, Any]:
             squares = [r for r in runs if r["m"] == r["n"] == r["k"]]
             if precision in SWEEP_PRECISIONS and squares:  # what squares alone reach, to show what the sweep adds
                 entry["best_square_tflops"] = max(r["tflops"] for r in squares)
-            ctx.log(f"  matmul {precision}: {best['tflops']:.1f} TFLOP/s at m,n,k={best['m']},{best['n']},{best['k']}")
+            rate = format_rate(2 * best["m"] * best["n"] * best["k"], best["median_s"])
+            ctx.log(f"  matmul {precision}: {rate} at m,n,k={best['m']},{best['n']},{best['k']}")
         out["precisions"][precision] = entry
     return out
 
@@ -234,6 +236,60 @@ def check_transfer(ctx: Context) -> dict[str, Any]:
         out[f"{name}_gb_s"] = gb_per_s(nbytes, m.median)
         ctx.log(f"  {name}: {out[f'{name}_gb_s']:.1f} GB/s")
     return out
+
+
+# Lesson 02's size sweep: the same fp32 n x n matmul on the GPU (data already there, and with the copies in and
+# out that data starting on the CPU costs) and on the CPU beside it, small sizes to large, so that learners without
+# a GPU see where the GPU starts to win. The CPU stops at 4096: 8192 would take minutes on a small CPU.
+SIZE_SWEEP_GPU = (64, 128, 256, 512, 1024, 2048, 4096, 8192)
+SIZE_SWEEP_CPU = (64, 128, 256, 512, 1024, 2048, 4096)
+
+
+def size_sweep(device: torch.device, sizes: tuple[int, ...], repeats: int, copies: bool = False) -> dict[str, list]:
+    """Median, IQR and first call in seconds of an fp32 n x n matmul for each n; `copies`: inputs start on the CPU
+    and the result comes back to it, so each call also copies 3 n x n matrices over the bus (lesson 02)."""
+    out: dict[str, list] = {"sizes": [], "median_s": [], "iqr_s": [], "first_call_s": []}
+    generator = torch.Generator().manual_seed(0)
+    for n in sizes:
+        a, b = torch.randn(n, n, generator=generator), torch.randn(n, n, generator=generator)
+        if copies:
+            fn = lambda a=a, b=b: (a.to(device) @ b.to(device)).cpu()  # noqa: E731
+        else:
+            a, b = a.to(device), b.to(device)
+            fn = lambda a=a, b=b: a @ b  # noqa: E731
+        m = benchmark(fn, device=device, warmup=3, repeats=repeats, label=f"{device.type} {n}x{n}")
+        for key, value in zip(out, (n, m.median, m.iqr, m.first_call)):
+            out[key].append(value)
+    return out
+
+
+def cpu_name() -> str:
+    """The CPU's model name as Linux reports it, else what platform knows."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+@section("sweep", "lesson 02's fp32 matmul size sweep: GPU (data on it, and with copies) against this machine's CPU")
+def check_sweep(ctx: Context) -> dict[str, Any]:
+    gpu_sizes, cpu_sizes = ((64, 128), (64, 128)) if ctx.smoke else (SIZE_SWEEP_GPU, SIZE_SWEEP_CPU)
+    result: dict[str, Any] = {
+        "dtype": "fp32",
+        "tf32_allowed": tf32_matmuls_allowed(),  # PyTorch's default, as in the lesson: off
+        "cpu": f"{cpu_name()}, {torch.get_num_threads()} threads",
+        "gpu_sweep": size_sweep(ctx.device, gpu_sizes, ctx.repeats),
+        "gpu_with_copies_sweep": size_sweep(ctx.device, gpu_sizes, ctx.repeats, copies=True),
+        "cpu_sweep": size_sweep(torch.device("cpu"), cpu_sizes, ctx.repeats),
+    }
+    for name in ("gpu_sweep", "gpu_with_copies_sweep", "cpu_sweep"):
+        sweep = result[name]
+        rates = [format_rate(2 * n**3, s) for n, s in zip(sweep["sizes"], sweep["median_s"])]
+        ctx.log(f"  {name}: " + ", ".join(f"n={n} {rate}" for n, rate in zip(sweep["sizes"], rates)))
+    return result
 
 
 @section("timer_fidelity", "lessonkit.timing.benchmark against torch.utils.benchmark and triton's do_bench")
@@ -484,6 +540,23 @@ def markdown(report: dict[str, Any]) -> str:
                     f"{r['measured_tokens_per_s']:,.1f} | {_fmt(r.get('bound_tokens_per_s'))} | "
                     f"{_fmt(r.get('measured_share_of_bound'), 2)} |"
                 )
+        elif name == "sweep" and "gpu_sweep" in result:
+            gpu, copies, cpu = result["gpu_sweep"], result["gpu_with_copies_sweep"], result["cpu_sweep"]
+            cpu_at = dict(zip(cpu["sizes"], cpu["median_s"]))
+            lines += [
+                f"Lesson 02's fp32 n x n matmul, median seconds (TF32 allowed: {result['tf32_allowed']}); the CPU is "
+                f"this machine's: {result['cpu']}.",
+                "",
+                "| n | GPU | GPU incl. copies | CPU | GPU rate | CPU rate |",
+                "|---|---|---|---|---|---|",
+            ]
+            for n, g, c in zip(gpu["sizes"], gpu["median_s"], copies["median_s"]):
+                on_cpu = cpu_at.get(n)
+                lines.append(
+                    f"| {n} | {format_seconds(g)} | {format_seconds(c)} | "
+                    f"{'-' if on_cpu is None else format_seconds(on_cpu)} | {format_rate(2 * n**3, g)} | "
+                    f"{'-' if on_cpu is None else format_rate(2 * n**3, on_cpu)} |"
+                )
         elif name == "notebooks":
             lines += [
                 f"Exit status {result['returncode']}, counts {result['counts']}.",
@@ -553,17 +626,43 @@ def headline(report: dict[str, Any], report_path: str) -> dict[str, Any]:
     return record
 
 
-def record(report: dict[str, Any], report_path: str, data_path: Path = DATA) -> dict[str, Any]:
-    """Copy a report's headline figures into the package data, replacing an older record of the same GPU."""
+def sweep_record(report: dict[str, Any], report_path: str) -> dict[str, Any] | None:
+    """Lesson 02's size sweep from one report, in the form lessonkit.reference.sweeps() gives it; None without one."""
+    sweep = report["sections"].get("sweep", {})
+    if sweep.get("status") != "ok":
+        return None
+    return {
+        "gpu": report["gpu"],
+        "recorded": report["created"][:10],
+        "torch": report["torch"],
+        "driver": report["driver"],
+        "cuda": report["cuda"],
+        "report": report_path,
+        "source": f"make gpu-check ({report['tool']}, section sweep), see {report_path}",
+        **{k: sweep[k] for k in ("dtype", "tf32_allowed", "cpu", "gpu_sweep", "gpu_with_copies_sweep", "cpu_sweep")},
+    }
+
+
+def record(report: dict[str, Any], report_path: str, data_path: Path | None = None) -> dict[str, Any]:
+    """Copy a report's headline figures (key gpu_checks) and its size sweep (key sweeps) into the package data
+    (DATA unless `data_path` is given), each replacing an older record of the same GPU; returns what it recorded
+    under each key (None: nothing)."""
+    data_path = DATA if data_path is None else data_path
     if report["smoke_run_on_cpu"]:
         raise ValueError("report is a CPU smoke run; only a run on a real GPU can be recorded")
     new = headline(report, report_path)
-    if not new["matmul"]:
-        raise ValueError("report has no matmul figures to record (the matmul section did not run or failed)")
+    recorded = {"gpu_checks": new if new["matmul"] else None, "sweeps": sweep_record(report, report_path)}
+    if not any(recorded.values()):
+        raise ValueError(
+            "report has no matmul figures and no size sweep to record (the matmul and sweep sections did not run "
+            "or failed)"
+        )
     data = json.loads(data_path.read_text("utf-8"))
-    data["gpu_checks"] = [r for r in data.get("gpu_checks", []) if r.get("gpu") != new["gpu"]] + [new]
+    for key, record in recorded.items():
+        if record is not None:
+            data[key] = [r for r in data.get(key, []) if r.get("gpu") != record["gpu"]] + [record]
     data_path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", "utf-8")
-    return new
+    return recorded
 
 
 def parse_sections(text: str) -> list[str]:
@@ -577,13 +676,24 @@ def parse_sections(text: str) -> list[str]:
     return [n for n in SECTIONS if n in names]
 
 
+def choose_device(allow_cpu: bool) -> tuple[torch.device, bool] | None:
+    """The device to check and whether the run is a smoke run: the CUDA GPU, else the CPU if allowed, else None."""
+    if torch.cuda.is_available():
+        return torch.device("cuda"), False
+    if allow_cpu:
+        return torch.device("cpu"), True
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--sections", type=parse_sections, default=list(SECTIONS), help="comma-separated sections, or 'all'"
     )
     parser.add_argument("--out", type=Path, default=REPORTS, help="folder for the reports (default: reports/)")
-    parser.add_argument("--record", action="store_true", help=f"copy the headline figures into {DATA.name}")
+    parser.add_argument(
+        "--record", action="store_true", help=f"copy the headline figures and the size sweep into {DATA.name}"
+    )
     parser.add_argument("--allow-cpu", action="store_true", help="without CUDA, smoke-test the script on the CPU")
     parser.add_argument("--list", action="store_true", help="list the sections and exit")
     args = parser.parse_args(argv)
@@ -591,17 +701,15 @@ def main(argv: list[str] | None = None) -> int:
         for s in SECTIONS.values():
             print(f"{s.name:<16}{s.about}")
         return 0
-    if torch.cuda.is_available():
-        device, smoke = torch.device("cuda"), False
-    elif args.allow_cpu:
-        device, smoke = torch.device("cpu"), True
-    else:
+    chosen = choose_device(args.allow_cpu)
+    if chosen is None:
         print(
             "No CUDA GPU here (torch.cuda.is_available() is False), so there is nothing to check: `make gpu-check` "
             "measures a GPU. Run it on a machine with an NVIDIA GPU and a CUDA build of PyTorch, for example a "
             "cloud GPU or Colab. (--allow-cpu runs a tiny smoke test of this script on the CPU instead.)"
         )
         return 0
+    device, smoke = chosen
     if args.record and smoke:
         parser.error("--record needs a real GPU run; a --allow-cpu smoke run cannot be recorded")
     name = torch.cuda.get_device_name(device) if device.type == "cuda" else None
@@ -626,8 +734,10 @@ def main(argv: list[str] | None = None) -> int:
             rel = json_path.resolve().relative_to(ROOT).as_posix()
         except ValueError:
             rel = json_path.name
-        new = record(report, rel)
-        print(f"recorded {new['gpu']} in {DATA.relative_to(ROOT)}")
+        recorded = record(report, rel)
+        what = {"gpu_checks": "headline figures (lessons 06, 11)", "sweeps": "size sweep (lesson 02)"}
+        done = " and ".join(what[key] for key, r in recorded.items() if r is not None)
+        print(f"recorded {report['gpu']}'s {done} in {DATA.name}")
     return 1 if report["failed_sections"] else 0
 
 

@@ -1,80 +1,34 @@
-"""Record a CPU-vs-GPU fp32 matmul size sweep on this machine, for learners who have no GPU (lesson 02).
+"""Record lesson 02's CPU-vs-GPU fp32 matmul size sweep on this machine's CUDA GPU (part of make gpu-check).
 
-Run it on a machine with a CUDA (or Apple MPS) GPU:
+    python benchmarks/record_reference.py            # measure; the report goes to reports/
+    python benchmarks/record_reference.py --write    # ... and add the sweep to lessonkit/data/reference_results.json
 
-    python benchmarks/record_reference.py            # print the sweep as JSON
-    python benchmarks/record_reference.py --write    # also add it to lessonkit/data/reference_results.json
-
-Lesson 02 plots every recorded sweep next to the learner's own CPU, labelled as recorded.
+It runs the GPU check's `env` and `sweep` sections (benchmarks/gpu_check.py), so the sweep is recorded with its
+GPU, its date and the report it came from, exactly as `make gpu-check GPU_CHECK_ARGS="--record"` records it
+along with everything else. Lesson 02 plots every recorded sweep, labelled as recorded and with those three.
+Without a CUDA GPU it says so and exits 0.
 """
 
 from __future__ import annotations
 
 import argparse
-import datetime as dt
-import json
-import platform
 import sys
 from pathlib import Path
 
-import torch
-
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from lessonkit.device import describe_device, pick_device  # noqa: E402
-from lessonkit.precision import tf32_matmuls_allowed  # noqa: E402
-from lessonkit.timing import benchmark, matmul_flops, tflops  # noqa: E402
-
-DATA = ROOT / "lessonkit/data/reference_results.json"
-GPU_SIZES = (64, 128, 256, 512, 1024, 2048, 4096, 5000, 8192)
-CPU_SIZES = (64, 128, 256, 512, 1024, 2048, 4096, 5000)
+import gpu_check  # noqa: E402
 
 
-def sweep(device: torch.device, sizes: tuple[int, ...]) -> dict[str, list[float]]:
-    """Median, IQR and cold first call of an n x n fp32 matmul for each size."""
-    out: dict[str, list[float]] = {"sizes": [], "median_s": [], "iqr_s": [], "first_call_s": []}
-    gen = torch.Generator().manual_seed(0)
-    for n in sizes:
-        a = torch.randn(n, n, generator=gen).to(device)
-        b = torch.randn(n, n, generator=gen).to(device)
-        m = benchmark(lambda a=a, b=b: a @ b, device=device, warmup=3, repeats=15)
-        print(f"{device.type:>5} n={n:>5}: {m}  {tflops(matmul_flops(n), m.median):.2f} TFLOP/s", flush=True)
-        for key, value in zip(out, (n, m.median, m.iqr, m.first_call)):
-            out[key].append(value)
-    return out
-
-
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--write", action="store_true", help=f"append the sweep to {DATA.relative_to(ROOT)}")
-    args = parser.parse_args()
-    device = pick_device()
-    if device.type == "cpu":
-        print("No CUDA or MPS GPU here: there is nothing to record. Run this on a GPU machine.")
-        return 0
-    info = describe_device(device)
-    print(info, flush=True)
-    record = {
-        "gpu": info.name,
-        "recorded": dt.date.today().isoformat(),
-        "torch": torch.__version__,
-        "cuda": info.cuda_version,
-        "driver": info.driver_version,
-        "cpu": f"{platform.processor() or platform.machine()}, {torch.get_num_threads()} threads",
-        "dtype": "fp32",
-        "tf32_allowed": tf32_matmuls_allowed(),
-        "source": "benchmarks/record_reference.py (lessonkit.timing.benchmark: warm-up 3, 15 repeats)",
-        "gpu_sweep": sweep(device, GPU_SIZES),
-        "cpu_sweep": sweep(torch.device("cpu"), CPU_SIZES),
-    }
-    print(json.dumps(record, indent=2))
-    if args.write:
-        data = json.loads(DATA.read_text("utf-8"))
-        data["sweeps"].append(record)
-        DATA.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", "utf-8")
-        print(f"added to {DATA.relative_to(ROOT)}")
-    return 0
+    parser.add_argument(
+        "--write", action="store_true", help=f"add the sweep to lessonkit/data/{gpu_check.DATA.name} (--record)"
+    )
+    parser.add_argument("--out", type=Path, default=gpu_check.REPORTS, help="folder for the report (reports/)")
+    args = parser.parse_args(argv)
+    return gpu_check.main(["--sections", "env,sweep", "--out", str(args.out), *(["--record"] if args.write else [])])
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
@@ -39,8 +40,37 @@ def single_runs() -> list[dict[str, Any]]:
 
 
 def sweeps() -> list[dict[str, Any]]:
-    """Recorded matmul size sweeps on GPUs: device, sizes and median seconds (lesson 02)."""
+    """Recorded CPU-vs-GPU fp32 matmul size sweeps, one per GPU model, each naming its report (lesson 02).
+
+    Each record has "gpu", "recorded" (date), "torch", "driver", "cuda", "report" (the reports/ file it came
+    from), "source", "dtype" ("fp32"), "tf32_allowed", "cpu" (the CPU beside that GPU) and three series:
+    "gpu_sweep" (the matrices already on the GPU), "gpu_with_copies_sweep" (copied in, the result copied back)
+    and "cpu_sweep", each {"sizes", "median_s", "iqr_s", "first_call_s"} with one entry per matrix size n.
+    `make gpu-check GPU_CHECK_ARGS="--record"` records one on a real GPU; the list is empty until then.
+    """
     return [dict(sweep) for sweep in _load()["sweeps"]]
+
+
+SWEEP_SERIES = ("gpu_sweep", "gpu_with_copies_sweep")
+
+
+def gpu_wins_from(sweep: Mapping[str, Any], series: str = "gpu_sweep") -> int | None:
+    """The smallest n from which a recorded GPU beats the CPU beside it at every larger size both ran (lesson 02).
+
+    series: "gpu_sweep" (data already on the GPU) or "gpu_with_copies_sweep" (copies in and out counted). None when
+    the GPU is not faster even at the largest size both ran.
+    """
+    series = check_choice("series", series, SWEEP_SERIES)
+    if not isinstance(sweep, Mapping) or not all(isinstance(sweep.get(k), Mapping) for k in (series, "cpu_sweep")):
+        raise TypeError(f"sweep must be a record from sweeps(), with {series!r} and 'cpu_sweep', got {sweep!r}")
+    gpu = dict(zip(sweep[series]["sizes"], sweep[series]["median_s"]))
+    cpu = dict(zip(sweep["cpu_sweep"]["sizes"], sweep["cpu_sweep"]["median_s"]))
+    wins_from = None
+    for n in sorted(set(gpu) & set(cpu), reverse=True):
+        if gpu[n] >= cpu[n]:
+            break
+        wins_from = n
+    return wins_from
 
 
 def gpu_checks() -> list[dict[str, Any]]:

@@ -234,6 +234,22 @@ def tflops(flops: float, seconds: float) -> float:
     return f / s / 1e12
 
 
+def format_rate(flops: float, seconds: float) -> str:
+    """`flops` done in `seconds` as a rate with a unit that fits: '2.84 TFLOP/s', '46.2 GFLOP/s' (lesson 02).
+
+    Three significant digits, in TFLOP/s from 1 TFLOP/s up and in GFLOP/s below it, written out without an
+    exponent ('0.524 GFLOP/s'): a small or slow matmul never shows as '0.000 TFLOP/s'.
+    """
+    rate = tflops(flops, seconds) * 1e12  # FLOP per second
+    rate = float(f"{rate:.3g}")  # rounded first, so 999.7 GFLOP/s is written 1.00 TFLOP/s
+    unit, scale = ("TFLOP/s", 1e12) if rate >= 1e12 else ("GFLOP/s", 1e9)
+    value = rate / scale
+    if value == 0:
+        return f"0 {unit}"
+    decimals = max(0, 2 - math.floor(math.log10(value)))
+    return f"{value:.{decimals}f} {unit}"
+
+
 def gb_per_s(nbytes: float, seconds: float) -> float:
     """Achieved memory or transfer bandwidth in GB/s (10^9 bytes per second) (lesson 06)."""
     b = check_number("nbytes", nbytes)

@@ -12,14 +12,18 @@ from pathlib import Path
 import pytest
 import torch
 
+import lessonkit.reference as reference
 from lessonkit.gpus import find_gpu
-from lessonkit.reference import gpu_checks
+from lessonkit.reference import gpu_checks, gpu_wins_from, sweeps
 
 ROOT = Path(__file__).resolve().parent.parent
 _spec = importlib.util.spec_from_file_location("gpu_check", ROOT / "benchmarks/gpu_check.py")
 gpu_check = importlib.util.module_from_spec(_spec)
-sys.modules["gpu_check"] = gpu_check  # dataclasses look their module up here
+sys.modules["gpu_check"] = gpu_check  # dataclasses look their module up here (and record_reference imports it)
 _spec.loader.exec_module(gpu_check)
+_spec = importlib.util.spec_from_file_location("record_reference", ROOT / "benchmarks/record_reference.py")
+record_reference = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(record_reference)
 
 STARTED = dt.datetime(2026, 10, 2, 9, 30, tzinfo=dt.timezone.utc)
 
@@ -180,7 +184,9 @@ def test_record_copies_the_headline_into_package_data(tmp_path):
     shutil.copy(ROOT / "lessonkit/data/reference_results.json", data)
     others = [r for r in json.loads(data.read_text())["gpu_checks"] if r["gpu"] != "Tesla T4"]
     report = gpu_check.build_report(quiet_ctx(spec=find_gpu("T4")), fake_results(), STARTED)
-    new = gpu_check.record(report, "reports/gpu-check-tesla-t4-2026-10-02.json", data)
+    recorded = gpu_check.record(report, "reports/gpu-check-tesla-t4-2026-10-02.json", data)
+    new = recorded["gpu_checks"]
+    assert recorded["sweeps"] is None  # this report has no sweep section
     assert new["matmul"]["fp16"] == {
         "n": 8192,
         "shape": [16384, 8192, 4096],
@@ -204,7 +210,7 @@ def test_record_copies_the_headline_into_package_data(tmp_path):
 
 def test_record_refuses_reports_it_cannot_use(tmp_path):
     report = gpu_check.build_report(quiet_ctx(), {"env": {"status": "ok", "gpu": "Tesla T4"}}, STARTED)
-    with pytest.raises(ValueError, match="no matmul figures"):
+    with pytest.raises(ValueError, match="no matmul figures and no size sweep"):
         gpu_check.record(report, "r.json", tmp_path / "unused.json")
     report["smoke_run_on_cpu"] = True
     with pytest.raises(ValueError, match="CPU smoke run"):
@@ -254,3 +260,187 @@ def test_decode_compares_with_the_bound_when_the_catalog_knows_the_gpu(monkeypat
     (row,) = gpu_check.check_decode(ctx)["rows"]
     assert row["bound_tokens_per_s"] > 0
     assert row["measured_share_of_bound"] == row["measured_tokens_per_s"] / row["bound_tokens_per_s"]
+
+
+# --- lesson 02's size sweep: measured by the sweep section, recorded for learners without a GPU (issue 24) ---
+
+
+def fake_sweep_section() -> dict:
+    """What a T4 run of the sweep section could produce (made-up test numbers): the GPU loses at n = 64 with the
+    data on it and up to n = 256 with the copies, and wins from there."""
+
+    def series(sizes, medians):
+        return {
+            "sizes": list(sizes),
+            "median_s": medians,
+            "iqr_s": [m / 20 for m in medians],
+            "first_call_s": [m * 3 for m in medians],
+        }
+
+    sizes = (64, 128, 256, 512, 1024, 2048, 4096, 8192)
+    return {
+        "status": "ok", "seconds": 40.0, "dtype": "fp32", "tf32_allowed": False,
+        "cpu": "Intel(R) Xeon(R) CPU @ 2.20GHz, 2 threads",
+        "gpu_sweep": series(sizes, [2.5e-5, 2.6e-5, 4e-5, 1.1e-4, 6e-4, 4.5e-3, 3.5e-2, 0.28]),
+        "gpu_with_copies_sweep": series(sizes, [1.5e-4, 2.4e-4, 6e-4, 1.9e-3, 6.5e-3, 2.5e-2, 0.1, 0.52]),
+        "cpu_sweep": series(sizes[:-1], [1.2e-5, 8e-5, 5.5e-4, 4.2e-3, 3.3e-2, 0.26, 2.1]),
+    }  # fmt: skip
+
+
+def test_a_recorded_sweep_reaches_lesson_02_with_its_gpu_date_and_report(tmp_path, monkeypatch):
+    data = tmp_path / "reference_results.json"
+    shutil.copy(ROOT / "lessonkit/data/reference_results.json", data)
+    before = json.loads(data.read_text())
+    results = {**fake_results(), "sweep": fake_sweep_section()}
+    report = gpu_check.build_report(quiet_ctx(spec=find_gpu("T4")), results, STARTED)
+    recorded = gpu_check.record(report, "reports/gpu-check-tesla-t4-2026-10-02.json", data)
+    assert recorded["gpu_checks"]["gpu"] == recorded["sweeps"]["gpu"] == "Tesla T4"  # both recorded at once
+    stored = json.loads(data.read_text())
+    assert stored["sweeps"] == [*before["sweeps"], recorded["sweeps"]]
+    monkeypatch.setattr(reference, "_load", lambda: json.loads(data.read_text()))  # lessonkit reads that file
+    (sweep,) = [s for s in sweeps() if s["gpu"] == "Tesla T4"]
+    assert (sweep["recorded"], sweep["report"]) == ("2026-10-02", "reports/gpu-check-tesla-t4-2026-10-02.json")
+    assert sweep["report"] in sweep["source"] and sweep["cpu"].startswith("Intel(R) Xeon(R)")
+    for series in ("gpu_sweep", "gpu_with_copies_sweep", "cpu_sweep"):
+        assert sweep[series] == fake_sweep_section()[series]
+    assert gpu_wins_from(sweep) == 128 and gpu_wins_from(sweep, "gpu_with_copies_sweep") == 512
+    gpu_check.record(report, "reports/later.json", data)  # the same GPU again replaces its sweep
+    assert [s["report"] for s in sweeps() if s["gpu"] == "Tesla T4"] == ["reports/later.json"]
+
+
+def test_a_sweep_is_recorded_without_the_other_sections(tmp_path):
+    data = tmp_path / "reference_results.json"
+    shutil.copy(ROOT / "lessonkit/data/reference_results.json", data)
+    results = {"env": fake_results()["env"], "sweep": fake_sweep_section()}
+    report = gpu_check.build_report(quiet_ctx(spec=find_gpu("T4")), results, STARTED)
+    recorded = gpu_check.record(report, "reports/r.json", data)
+    assert recorded["gpu_checks"] is None and recorded["sweeps"]["gpu"] == "Tesla T4"
+    stored = json.loads(data.read_text())
+    assert not [r for r in stored["gpu_checks"] if r["gpu"] == "Tesla T4"]  # no headline without matmul figures
+    md = gpu_check.markdown(report)
+    assert "| n | GPU | GPU incl. copies | CPU | GPU rate | CPU rate |" in md
+    assert "| 8192 | 280 ms | 520 ms | - | 3.93 TFLOP/s | - |" in md  # the CPU stopped at 4096
+    assert "| 64 | 25 µs | 150 µs | 12 µs | 21.0 GFLOP/s | 43.7 GFLOP/s |" in md
+
+
+def test_smoke_run_measures_the_sweep_on_the_cpu(no_cuda, one_thread, tmp_path, capsys):
+    rc = gpu_check.main(["--allow-cpu", "--sections", "env,sweep", "--out", str(tmp_path)])
+    assert rc == 0
+    (json_path,) = tmp_path.glob("gpu-check-*.json")
+    sweep = json.loads(json_path.read_text())["sections"]["sweep"]
+    assert sweep["status"] == "ok" and sweep["dtype"] == "fp32" and "threads" in sweep["cpu"]
+    for series in ("gpu_sweep", "gpu_with_copies_sweep", "cpu_sweep"):
+        assert sweep[series]["sizes"] == [64, 128]
+        assert all(len(sweep[series][k]) == 2 and min(sweep[series][k]) > 0 for k in ("median_s", "first_call_s"))
+    logged = capsys.readouterr().out
+    assert "gpu_sweep: n=64 " in logged and "0.000" not in logged
+    assert "| n | GPU | GPU incl. copies | CPU |" in json_path.with_suffix(".md").read_text()
+
+
+def test_the_next_gpu_run_records_the_sweep_for_lesson_02(tmp_path, monkeypatch, one_thread):
+    """record_reference.py --write (make gpu-check's env and sweep sections with --record), on a stand-in GPU
+    that is really this CPU, with small sizes: the sweep lands in the data file, naming the report it wrote."""
+    data = tmp_path / "reference_results.json"
+    shutil.copy(ROOT / "lessonkit/data/reference_results.json", data)
+    monkeypatch.setattr(gpu_check, "DATA", data)
+    monkeypatch.setattr(gpu_check, "choose_device", lambda allow_cpu: (torch.device("cpu"), False))
+    monkeypatch.setattr(gpu_check, "SIZE_SWEEP_GPU", (32, 64, 96))
+    monkeypatch.setattr(gpu_check, "SIZE_SWEEP_CPU", (32, 64))
+    out = tmp_path / "reports"
+    assert record_reference.main(["--write", "--out", str(out)]) == 0
+    (json_path,) = out.glob("gpu-check-*.json")
+    before = json.loads((ROOT / "lessonkit/data/reference_results.json").read_text())
+    stored = json.loads(data.read_text())
+    assert stored["gpu_checks"] == before["gpu_checks"]  # no matmul section ran: the headlines stay
+    (sweep,) = stored["sweeps"][len(before["sweeps"]) :]
+    report = json.loads(json_path.read_text())
+    assert (sweep["gpu"], sweep["report"]) == (report["gpu"], json_path.name)
+    assert sweep["recorded"] == report["created"][:10] and json_path.name in sweep["source"]
+    assert sweep["gpu_sweep"]["sizes"] == [32, 64, 96] and sweep["cpu_sweep"]["sizes"] == [32, 64]
+    assert gpu_wins_from(sweep) in (None, 32, 64)  # a function of the data, whatever this CPU measured
+
+
+def test_record_reference_without_a_gpu_explains_and_writes_nothing(no_cuda, capsys, tmp_path):
+    assert record_reference.main(["--write", "--out", str(tmp_path)]) == 0
+    assert "No CUDA GPU here" in capsys.readouterr().out and list(tmp_path.iterdir()) == []
+
+
+def test_recorded_sweeps_name_their_report():
+    for sweep in sweeps():
+        assert sweep["gpu"] and sweep["recorded"] and sweep["report"].startswith("reports/")
+        assert (ROOT / sweep["report"]).exists(), "the report a sweep came from is committed"
+        for series in ("gpu_sweep", "gpu_with_copies_sweep", "cpu_sweep"):
+            assert len(sweep[series]["sizes"]) == len(sweep[series]["median_s"]) > 0
+
+
+def test_gpu_wins_from_reads_a_sweep_and_refuses_other_things():
+    sweep = {
+        "gpu_sweep": {"sizes": [64, 256, 1024, 4096], "median_s": [2e-5, 3e-5, 3e-4, 3e-3]},
+        "cpu_sweep": {"sizes": [64, 256, 1024], "median_s": [1e-5, 5e-4, 3e-2]},
+    }
+    assert gpu_wins_from(sweep) == 256  # 4096 has no CPU time: only sizes both ran count
+    sweep["gpu_sweep"]["median_s"][2] = 0.1  # slower than the CPU at the largest size both ran
+    assert gpu_wins_from(sweep) is None
+    with pytest.raises(ValueError, match="series must be one of"):
+        gpu_wins_from(sweep, "tpu_sweep")
+    with pytest.raises(TypeError, match="sweep must be a record from sweeps"):
+        gpu_wins_from(sweep, "gpu_with_copies_sweep")
+
+
+def lesson_02_cell(cell_id: str) -> str:
+    """The source of one code cell of lesson 02, found by its cell id."""
+    cells = json.loads((ROOT / "notebooks/02_cpu_vs_gpu_benchmark.ipynb").read_text("utf-8"))["cells"]
+    (cell,) = [c for c in cells if c.get("id") == cell_id]
+    return "".join(cell["source"])
+
+
+@pytest.mark.parametrize("with_sweep", [True, False])
+def test_lesson_02_plots_a_recorded_sweep_or_says_there_is_none(tmp_path, monkeypatch, capsys, with_sweep):
+    """Lesson 02's plot cell, run on what the GPU check recorded: the sweep's lines are named with its GPU and
+    date, the cell prints its report and from which n the GPU won; without a sweep it says so instead."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from lessonkit.gpus import find_gpu as catalog_gpu
+    from lessonkit.timing import matmul_flops
+
+    data = tmp_path / "reference_results.json"
+    shutil.copy(ROOT / "lessonkit/data/reference_results.json", data)
+    if with_sweep:
+        results = {"env": fake_results()["env"], "sweep": fake_sweep_section()}
+        report = gpu_check.build_report(quiet_ctx(spec=find_gpu("T4")), results, STARTED)
+        gpu_check.record(report, "reports/gpu-check-tesla-t4-2026-10-02.json", data)
+    monkeypatch.setattr(reference, "_load", lambda: json.loads(data.read_text()))
+    shown = []
+    monkeypatch.setattr(plt, "show", lambda: shown.append(plt.gcf()))
+    learner_run = reference.single_runs()[0]
+    names = {  # what the earlier cells of the lesson define, as on a machine without a GPU
+        "plt": plt,
+        "matmul_flops": matmul_flops,
+        "device": torch.device("cpu"),
+        "cpu_sweep": {n: 1e-6 * n for n in (64, 128, 256, 512, 1024)},  # median seconds by size
+        "gpu_sweep": {},
+        "copy_sweep": {},
+        "learner_run": learner_run,
+        "gpu_second": learner_run["gpu_second_run_s"],
+        "cpu_s": learner_run["cpu_s"],
+        "T4_FP32_PEAK_TFLOPS": catalog_gpu("T4").peak("fp32"),
+    }
+    exec(lesson_02_cell("99519f7d"), names)
+    (fig,) = shown
+    (ax,) = fig.axes
+    labels = ax.get_legend_handles_labels()[1]
+    printed = capsys.readouterr().out
+    plt.close(fig)
+    recorded = [label for label in labels if "Tesla T4, recorded 2026-10-02" in label]
+    if with_sweep:
+        assert len(recorded) == 2 and "the CPU beside that Tesla T4, recorded" in labels
+        assert "RECORDED on a Tesla T4 on 2026-10-02 by the course's GPU check" in printed
+        assert "(report: reports/gpu-check-tesla-t4-2026-10-02.json)" in printed
+        assert "from n = 128 with the data on the GPU, from n = 512 counting the copies" in printed
+        assert "No GPU size sweep" not in printed
+    else:
+        assert not recorded and "RECORDED" not in printed
+        assert printed.startswith("No GPU size sweep has been recorded yet") and "Colab's free T4" in printed

@@ -104,6 +104,13 @@ def _calls() -> dict[str, Callable[[], dict[str, Any]]]:
         "gpus.catalog": lambda: {"kind": "cuda"},
         "gpus.find_gpu": lambda: {"name": "Tesla T4"},
         "reference.nvidia_smi_sample": lambda: {"key": "t4_colab"},
+        "reference.gpu_wins_from": lambda: {
+            "sweep": {
+                "gpu_sweep": {"sizes": [64, 4096], "median_s": [2e-5, 3e-3]},
+                "cpu_sweep": {"sizes": [64, 4096], "median_s": [1e-5, 0.6]},
+            },
+            "series": "gpu_sweep",
+        },
         "prices.price_listings": lambda: {"kind": "spot"},
         "prices.kind_label": lambda: {"kind": "spot"},
         "prices.kind_note": lambda: {"kind": "serverless"},
@@ -121,6 +128,7 @@ def _calls() -> dict[str, Callable[[], dict[str, Any]]]:
         },
         "timing.matmul_flops": lambda: {"n": 64, "m": 32, "k": 16},
         "timing.tflops": lambda: {"flops": 2e12, "seconds": 1.0},
+        "timing.format_rate": lambda: {"flops": 2e12, "seconds": 1.0},
         "timing.gb_per_s": lambda: {"nbytes": 1e9, "seconds": 1.0},
         "timing.speedup": lambda: {"slow": 1.97, "fast": 0.088},
         "timing.matmul_sizes_that_fit": lambda: {

@@ -165,3 +165,27 @@ def test_a_real_lessons_cell_passes_nbval_one_unit_off_and_fails_two_units_off(p
     why = "0.8415 became 0.8413: 0.0002 apart (one unit in the last printed digit is 0.0001)"
     assert why in calls["Cell 2"].longreprtext
     assert "the text ']\\nGELU(x): [' became ']\\nGELU(z): ['" in calls["Cell 4"].longreprtext
+
+
+def test_a_tables_padded_timings_compare_equal_whatever_their_width():
+    """Lesson 02's CPU sweep is a lessonkit.table: each run's times and rates have other widths, so the padding in
+    front of them moves; nbval_sanitize.cfg masks the values and then the padding, but not the text around them."""
+    from nbval.plugin import get_sanitize_patterns
+
+    from lessonkit.table import table
+
+    patterns = get_sanitize_patterns((ROOT / "tests/nbval_sanitize.cfg").read_text("utf-8"))
+
+    def sanitized(rows, head=("matrix size n", "median of 5 runs", "achieved rate")):
+        text = str(table(rows, head=head))
+        for regex, replace in patterns:
+            text = re.sub(regex, replace, text)
+        return text
+
+    stored = sanitized([(64, "50.6 ms", "0.0104 GFLOP/s"), (1024, "147 ms", "14.6 GFLOP/s")])
+    fresh = sanitized([(64, "8 ms", "0.0655 GFLOP/s"), (1024, "1.2 s", "1.79 GFLOP/s")])
+    assert stored == fresh
+    assert sanitized([(64, "8 ms", "0.0655 GFLOP/s"), (1024, "1.2 s", "1.79 GFLOP/s")], ("n", "median", "rate")) != (
+        stored
+    )  # another header is still a difference
+    assert sanitized([(64, "50.6 ms", "0.0104 GFLOP/s"), (2048, "147 ms", "14.6 GFLOP/s")]) != stored  # a size

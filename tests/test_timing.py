@@ -12,6 +12,7 @@ import lessonkit.timing as timing
 from lessonkit.timing import (
     Measurement,
     benchmark,
+    format_rate,
     format_seconds,
     gb_per_s,
     matmul_flops,
@@ -271,3 +272,53 @@ def test_benchmark_checks_its_device_once(monkeypatch):
     m = timing.benchmark(lambda: None, device="cpu", warmup=2, repeats=3)
     assert calls == ["cpu"]
     assert m.device == "cpu"
+
+
+# --- rates: a unit that fits, never "0.000 TFLOP/s" (issue 24) -----------------------------------------
+
+
+@pytest.mark.parametrize(
+    "flops, seconds, shown",
+    [
+        (2 * 5000**3, 0.088, "2.84 TFLOP/s"),  # the recorded T4 run
+        (2 * 5000**3, 1.97, "127 GFLOP/s"),  # the recorded Colab CPU
+        (2 * 64**3, 11.4e-6, "46.0 GFLOP/s"),  # 64 x 64 on an idle CPU
+        (2 * 64**3, 1.2e-3, "0.437 GFLOP/s"),  # 64 x 64 on a busy CPU: was printed as 0.000 TFLOP/s
+        (999.7e9, 1.0, "1.00 TFLOP/s"),  # rounded up to the next unit, not "1000 GFLOP/s"
+        (677.8e12, 1.0, "678 TFLOP/s"),
+        (2e15, 1.0, "2000 TFLOP/s"),
+        (0, 1.0, "0 GFLOP/s"),
+    ],
+)
+def test_format_rate_picks_a_unit_and_keeps_three_significant_digits(flops, seconds, shown):
+    assert format_rate(flops, seconds) == shown
+
+
+def test_format_rate_never_shows_a_positive_rate_as_zero_and_nbval_masks_it():
+    import configparser
+    import re
+    from pathlib import Path
+
+    cfg = configparser.ConfigParser()
+    cfg.read(Path(__file__).resolve().parent / "nbval_sanitize.cfg", encoding="utf-8")
+    rates = re.compile(cfg["rates"]["regex"])
+    for flops in (1, 2 * 64**3, 2 * 1024**3, 2 * 8192**3):
+        for seconds in (1e-9, 1e-6, 1e-3, 0.5, 30.0):
+            shown = format_rate(flops, seconds)
+            number, unit = shown.split()
+            scale = {"GFLOP/s": 1e9, "TFLOP/s": 1e12}[unit]
+            assert float(number) * scale == pytest.approx(flops / seconds, rel=5e-3), shown
+            assert "e" not in number and rates.sub("<rate>", f"at {shown}.") == "at <rate>.", shown
+
+
+@pytest.mark.parametrize(
+    "kwargs, words",
+    [
+        ({"flops": -1, "seconds": 1.0}, "flops"),
+        ({"flops": 1.0, "seconds": 0}, "seconds"),
+        ({"flops": "many", "seconds": 1.0}, "flops"),
+    ],
+)
+def test_format_rate_refuses_bad_input(kwargs, words):
+    with pytest.raises((ValueError, TypeError), match=words):
+        format_rate(**kwargs)

@@ -474,3 +474,175 @@ def test_the_config_box_refuses_a_hostile_paste_without_hanging(text, words):
     assert time.process_time() - start < 10  # generous: it used to hang
     assert "config.json not used" in calc.pasted_status.value and words in html.unescape(calc.pasted_status.value)
     assert calc.values["model"] == "gpt2"  # a refused value changes nothing
+
+
+# --- quick changes: one redraw at a time, the last state wins (issue 24) ---------------------------
+# In JupyterLab 4.4+ with ipykernel 7, widget callbacks run on a kernel subshell's thread while the main
+# thread runs cells (and, with "one subshell per comm", each control on a thread of its own). These tests
+# play that with threads: a control changed while a redraw is under way on another thread.
+
+
+def weights_pixels(output: dict) -> int:
+    """How many pixels of the plot in a display output have the weights' colour: a blank plot has almost none."""
+    import base64
+    import io
+
+    import matplotlib.image
+    import numpy as np
+    from matplotlib.colors import to_rgb
+
+    from lessonkit.memparts import PARTS
+
+    image = matplotlib.image.imread(io.BytesIO(base64.b64decode(output["data"]["image/png"])), format="png")
+    return int((np.abs(image[..., :3] - np.array(to_rgb(PARTS["weights"].colour))).max(axis=-1) < 0.02).sum())
+
+
+class SlowPlot:
+    """Stands in for the widget's plot_breakdown: records each estimate drawn and how many drawings overlap;
+    once armed, the next drawing stops half way until released."""
+
+    def __init__(self, real):
+        import threading
+
+        self.real, self.lock = real, threading.Lock()
+        self.drawn, self.active, self.most_at_once = [], 0, 0
+        self.armed, self.started, self.release = False, threading.Event(), threading.Event()
+
+    def __call__(self, estimates, *args, **kwargs):
+        with self.lock:
+            self.active += 1
+            self.most_at_once = max(self.most_at_once, self.active)
+            stop, self.armed = self.armed, False
+        try:
+            if stop:
+                self.started.set()
+                assert self.release.wait(30), "the test never released the drawing"
+            self.drawn.append(estimates[0])
+            return self.real(estimates, *args, **kwargs)
+        finally:
+            with self.lock:
+                self.active -= 1
+
+
+def test_a_change_on_another_thread_during_a_redraw_is_applied_and_drawn_last(monkeypatch):
+    import threading
+
+    import lessonkit.calculator.widget as widget_module
+
+    slow = SlowPlot(widget_module.plot_breakdown)
+    monkeypatch.setattr(widget_module, "plot_breakdown", slow)
+    calc = Calculator()
+    calc.widget()
+    figures_before = plt.get_fignums()
+    slow.armed = True
+    first = threading.Thread(target=setattr, args=(calc.controls["batch"], "value", 4))
+    first.start()  # the learner moves the batch slider: its redraw stops half way ...
+    assert slow.started.wait(30)
+    # ... and nothing of it is in pyplot, where the main thread's end-of-cell flush (matplotlib-inline's
+    # flush_figures shows and closes every figure pyplot holds) would show it half drawn, and close it
+    assert plt.get_fignums() == figures_before
+    second = threading.Thread(target=setattr, args=(calc.controls["gpu"], "value", "A100_80GB_SXM"))
+    second.start()  # ... while the learner picks another GPU, on another thread
+    second.join(30)
+    assert not second.is_alive(), "a change waited for a redraw that was under way on another thread"
+    slow.release.set()
+    first.join(30)
+    assert not first.is_alive()
+    assert calc.values["batch"] == 4 and calc.values["gpu"] == "A100_80GB_SXM"  # neither change was dropped
+    assert {k: c.value for k, c in calc.controls.items()} == calc.values
+    assert slow.most_at_once == 1  # one redraw at a time
+    assert slow.drawn[-1] == calc.estimate and len(slow.drawn) == 3  # the first, then the last state, once
+    report, plot = calc.output.outputs  # what the Output widget shows: one report, one plot
+    assert report["data"]["text/plain"] == str(calc.report()) and find_gpu("A100_80GB_SXM").name in str(calc.report())
+    assert weights_pixels(plot) > 1000  # bars, not a blank plot
+
+
+def test_redraws_asked_for_during_one_are_drawn_once_after_it_from_the_last_state():
+    import threading
+
+    from lessonkit.calculator.widget import _Redraw
+
+    state, drawn, started, release = {"n": 0}, [], threading.Event(), threading.Event()
+
+    def draw():
+        n = state["n"]  # the state this drawing shows, read when it starts
+        if not drawn and not started.is_set():
+            started.set()
+            assert release.wait(30)
+        drawn.append(n)
+
+    redraw = _Redraw(draw)
+    first = threading.Thread(target=redraw)
+    first.start()
+    assert started.wait(30)
+    for n in range(1, 6):  # five quick changes while the first redraw is under way: none waits for it
+        state["n"] = n
+        other = threading.Thread(target=redraw)
+        other.start()
+        other.join(30)
+        assert not other.is_alive()
+    release.set()
+    first.join(30)
+    assert drawn == [0, 5]  # the first, then only the last state
+    redraw()
+    assert drawn == [0, 5, 5]  # and it still redraws afterwards
+
+
+def test_a_failed_redraw_does_not_stop_the_next_one():
+    from lessonkit.calculator.widget import _Redraw
+
+    calls = []
+
+    def draw():
+        calls.append(len(calls))
+        if len(calls) == 1:
+            raise RuntimeError("no font")
+
+    redraw = _Redraw(draw)
+    with pytest.raises(RuntimeError, match="no font"):
+        redraw()
+    redraw()
+    assert calls == [0, 1]
+
+
+def test_the_widget_shows_its_report_and_plot_without_pyplot():
+    figures_before = plt.get_fignums()
+    calc = Calculator()
+    calc.widget()
+    calc.controls["mode"].value = "qlora"
+    assert plt.get_fignums() == figures_before  # nothing for the main thread's pyplot to show or close
+    report, plot = calc.output.outputs
+    assert report["data"]["text/plain"] == str(calc.report()) and "<table>" in report["data"]["text/html"]
+    assert weights_pixels(plot) > 1000
+
+
+def test_a_control_moved_while_another_change_is_applied_is_not_set_back(monkeypatch):
+    import threading
+    import time
+
+    calc = Calculator()
+    calc.widget()
+    shown, started, release, real_set = [], threading.Event(), threading.Event(), calc.set
+    calc.controls["batch"].observe(lambda change: shown.append(change["new"]), names="value")
+
+    def slow_set(**values):  # the GPU change stops half way, holding the widget's state
+        if "gpu" in values:
+            started.set()
+            assert release.wait(30)
+        return real_set(**values)
+
+    monkeypatch.setattr(calc, "set", slow_set)
+    gpu = threading.Thread(target=setattr, args=(calc.controls["gpu"], "value", "L4"))
+    gpu.start()
+    assert started.wait(30)
+    batch = threading.Thread(target=setattr, args=(calc.controls["batch"], "value", 7))
+    batch.start()  # the learner moves the batch slider meanwhile, on another thread: it waits its turn
+    deadline = time.monotonic() + 30
+    while calc.controls["batch"].value != 7 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    release.set()
+    gpu.join(30)
+    batch.join(30)
+    assert not gpu.is_alive() and not batch.is_alive()
+    assert (calc.values["gpu"], calc.values["batch"]) == ("L4", 7)
+    assert shown == [7]  # the slider never went back to 1 while its change waited

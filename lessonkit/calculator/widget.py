@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import base64
 import html
+import io
 import os
-from collections.abc import Mapping
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
@@ -123,11 +127,7 @@ class Calculator:
         """A stacked-bar plot of every moment of the estimate, with the GPU's memory marked (lesson 05)."""
         import matplotlib.pyplot as plt
 
-        fig, ax = plt.subplots(figsize=(9, 1.6 + 0.5 * len(self.estimate.moments)))
-        plot_breakdown([self.estimate], [""], moments=True, gpu=self.budget or self.values["gpu"], ax=ax)
-        ax.set_title(self.estimate.label, fontsize=9, loc="left")
-        fig.tight_layout()
-        return fig
+        return _draw(plt.figure(figsize=_figsize(self.estimate)), self.estimate, self.budget or self.values["gpu"])
 
     def widget(self) -> Any:
         """The interactive calculator: ipywidgets controls above an output area (lesson 05).
@@ -190,42 +190,47 @@ class Calculator:
         )
         status = w.HTML(value="")
         out = w.Output()
-        busy = []
+        sync = _Sync()
+        redraw = _Redraw(lambda: self._show(out, sync))
 
-        def show_values() -> None:
-            """Bring every control in line with self.values, then redraw the result."""
-            offered = list(JOBS[self.values["mode"]].dtypes)
+        def show_values(before: Mapping[str, Any] | None = None) -> None:
+            """Bring the controls in line with self.values (the caller redraws the result afterwards).
+
+            With `before` (self.values before the change), only the settings the change altered: a control
+            the learner moved meanwhile, on another thread, is not set back while its own change waits.
+            """
+            offered, refreshed = list(JOBS[self.values["mode"]].dtypes), set()
             if list(controls["dtype"].options) != offered:
-                controls["dtype"].options = offered
+                controls["dtype"].options = offered  # new options may have moved its value
+                refreshed.add("dtype")
             for key, control in controls.items():
+                if before is not None and key not in refreshed and before.get(key) == self.values[key]:
+                    continue
                 if key == "model" and not isinstance(self.values[key], str):
                     continue  # a pasted config.json: the list keeps its last catalog model
                 if key == "seq_len" and self.values[key] not in control.options:
                     control.options = sorted({*control.options, self.values[key]})
                 if control.value != self.values[key]:
                     control.value = self.values[key]
-            self._show(out)
 
         def follow(name: str) -> Any:
             def changed(change: Any) -> None:
-                if busy:  # the controls being brought in line with self.values: not the learner
+                if sync.syncing:  # this thread is bringing the controls in line with self.values: not the learner
                     return
-                busy.append(True)
-                try:
+                with sync.change():
+                    before = dict(self.values)
                     self.set(**{name: change["new"]})
                     if name == "model":  # a model chosen from the list replaces a pasted config.json
                         pasted.value, status.value = "", ""
-                    show_values()
-                finally:
-                    busy.clear()
+                    show_values(before)
+                redraw()
 
             return changed
 
         def read_pasted(change: Any) -> None:
-            if busy:
+            if sync.syncing:
                 return
-            busy.append(True)
-            try:
+            with sync.change():
                 pasted_text = change["new"].strip()
                 try:
                     self.set(model=read_config_text(pasted_text) if pasted_text else controls["model"].value)
@@ -239,14 +244,13 @@ class Calculator:
                     html.escape(_("using {model} from config.json").format(model=used)) if pasted_text else ""
                 )
                 show_values()
-            finally:
-                busy.clear()
+            redraw()
 
         for name, control in controls.items():
             control.observe(follow(name), names="value")
         pasted.observe(read_pasted, names="value")
-        self.controls, self.pasted, self.pasted_status = controls, pasted, status
-        self._show(out)
+        self.controls, self.pasted, self.pasted_status, self.output = controls, pasted, status, out
+        redraw()
         return w.VBox(
             [
                 w.HBox([controls["model"], controls["gpu"]]),
@@ -259,16 +263,112 @@ class Calculator:
             ]
         )
 
-    def _show(self, out: Any) -> None:
-        import matplotlib.pyplot as plt
-        from IPython.display import display
+    def _show(self, out: Any, sync: _Sync) -> None:
+        """Replace what `out` shows with the report and the plot of the state as it is now, in one step.
 
-        out.clear_output(wait=True)
-        with out:
-            display(self.report())
-            fig = self.figure()
-            display(fig)
-            plt.close(fig)
+        Made without pyplot, and handed to the Output widget whole (its `outputs`), not captured with
+        `with out:` after `clear_output`: in JupyterLab 4.4+ with ipykernel 7 a widget's callbacks run on a
+        thread of their own (a kernel subshell) while the main thread runs cells, and pyplot's figures,
+        IPython's display and the Output widget's capture are shared between the two (see _Redraw).
+        """
+        from matplotlib.figure import Figure
+
+        with sync.change():  # a consistent state: no learner's change is half applied
+            report, est, gpu = self.report(), self.estimate, self.budget or self.values["gpu"]
+        png = io.BytesIO()
+        fig = _draw(Figure(figsize=_figsize(est)), est, gpu)
+        fig.savefig(png, format="png", bbox_inches="tight")
+        out.outputs = (
+            {
+                "output_type": "display_data",
+                "data": {"text/plain": str(report), "text/html": report._repr_html_()},
+                "metadata": {},
+            },
+            {
+                "output_type": "display_data",
+                "data": {"image/png": base64.b64encode(png.getvalue()).decode("ascii"), "text/plain": repr(fig)},
+                "metadata": {},
+            },
+        )
+
+
+def _figsize(est: Estimate) -> tuple[float, float]:
+    """Width and height in inches of the calculator's plot: a row per moment of the estimate."""
+    return (9, 1.6 + 0.5 * len(est.moments))
+
+
+def _draw(fig: Any, est: Estimate, gpu: Any) -> Any:
+    """Draw the estimate's moments, the GPU's memory marked, on an empty matplotlib Figure; return the Figure."""
+    ax = fig.subplots()
+    plot_breakdown([est], [""], moments=True, gpu=gpu, ax=ax)
+    ax.set_title(est.label, fontsize=9, loc="left")
+    fig.tight_layout()
+    return fig
+
+
+class _Sync:
+    """One change of the widget's state at a time, from whichever thread a control's callback runs on (lesson 05).
+
+    `change()` holds the lock while a learner's change is applied and the controls are brought in line with it;
+    `syncing` is true only on the thread doing that, so the callbacks that bringing the controls in line sets
+    off there are skipped, while a learner's change arriving on another thread waits its turn instead of
+    being dropped.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self._local = threading.local()
+
+    @property
+    def syncing(self) -> bool:
+        """Whether this thread is applying a change now."""
+        return getattr(self._local, "on", False)
+
+    @contextmanager
+    def change(self) -> Iterator[None]:
+        with self._lock:
+            before, self._local.on = self.syncing, True
+            try:
+                yield
+            finally:
+                self._local.on = before
+
+
+class _Redraw:
+    """Redraw the calculator's output one redraw at a time, the last state winning (lesson 05).
+
+    JupyterLab 4.4 and later send widget messages to a kernel subshell when the kernel has them (ipykernel 7
+    does): a control's callback then runs on the subshell's thread while the main thread runs cells, and with
+    "one subshell per comm" each control has a thread of its own. A learner who moves controls faster than
+    the plot is drawn so starts a redraw while another is under way. Here a redraw asked for while one is
+    under way is not drawn beside it: the thread drawing draws again when it ends, from the state as it is
+    then, so the last change always shows and two drawings never interleave.
+    """
+
+    def __init__(self, draw: Callable[[], None]) -> None:
+        self._draw = draw
+        self._lock = threading.Lock()
+        self._pending = False
+        self._drawing = False
+
+    def __call__(self) -> None:
+        with self._lock:
+            self._pending = True
+            if self._drawing:
+                return  # the thread drawing now draws again, with this change, when it ends
+            self._drawing = True
+        try:
+            while True:
+                with self._lock:
+                    if not self._pending:
+                        self._drawing = False
+                        return
+                    self._pending = False
+                self._draw()
+        except BaseException:
+            with self._lock:
+                self._drawing = False
+            raise
 
 
 def _catalog_gpu(budget: MachineBudget) -> GpuSpec | None:

@@ -1152,3 +1152,108 @@ def test_an_editions_table_lines_up_in_jupyterlab(lab, reader, language: str):
     planted = misaligned(text_rows)
     assert planted, f"{language}: the padded text table lined up: the measurement cannot tell (see {SHOTS})"
     assert any(p.startswith("column 2 of 4") for p in planted), planted
+
+
+# --- the VRAM calculator under quick changes (issue 24) ----------------------------------------------
+# Learners saw the calculator redraw as a blank plot after quick changes. JupyterLab 4.4+ sends widget
+# messages to a kernel subshell when the kernel has them (ipykernel 7), so a control's callback can run on a
+# thread of its own beside the main thread. Here the keyboard moves the Batch slider and the GPU list as fast
+# as it can while another cell runs on the main thread and shows pyplot figures (as the lesson's later cells
+# do, and as matplotlib-inline's end-of-cell flush does). Afterwards the controls show what the keys chose
+# (no change set back), the calculator shows one plot, with bars, of that state, and the other cell shows
+# only its own figures.
+QUICK_CELLS = (
+    "from lessonkit.calculator import Calculator\n\ncalc = Calculator()\ncalc.widget()",
+    "import time\n\nimport matplotlib.pyplot as plt\n\n"
+    "made, end = 0, time.monotonic() + 12\n"
+    "while time.monotonic() < end:\n"
+    "    fig, ax = plt.subplots(figsize=(2, 1))\n"
+    "    ax.plot([0, 1], [0, made])\n"
+    "    made += 1\n"
+    "    plt.show()  # shows every figure pyplot holds, as the inline backend does at the end of a cell\n"
+    "    time.sleep(0.4)\n"
+    "print(f'made {made} figures')",
+)
+QUICK_STATE = """(cell) => {
+    const output = cell.querySelector('.widget-output');
+    const gpu = Array.from(cell.querySelectorAll('.widget-dropdown'))
+        .find((d) => (d.querySelector('label') || {}).textContent === 'GPU').querySelector('select');
+    return {
+        batch: Number(cell.querySelector('.widget-slider .noUi-handle').getAttribute('aria-valuenow')),
+        gpu_index: gpu.selectedIndex,
+        gpu: gpu.options[gpu.selectedIndex].textContent.replace(/\\u00a0/g, ' '),  // ipywidgets writes nbsp
+        text: output.innerText,
+        images: Array.from(output.querySelectorAll('img')).map((img) => img.src),
+    };
+}"""
+
+
+def _weights_pixels(src: str) -> int:
+    """Pixels of the weights' colour in a data: URL PNG: the calculator's bars (a blank plot has almost none)."""
+    import base64
+    import io
+
+    import matplotlib.image
+    import numpy as np
+    from matplotlib.colors import to_rgb
+
+    from lessonkit.memparts import PARTS
+
+    image = matplotlib.image.imread(io.BytesIO(base64.b64decode(src.split(",", 1)[1])), format="png")
+    return int((np.abs(image[..., :3] - np.array(to_rgb(PARTS["weights"].colour))).max(axis=-1) < 0.02).sum())
+
+
+def test_calculator_redraws_its_last_state_after_quick_changes(lab, browser_context):
+    served = "notebooks/calculator_quick_changes.ipynb"
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in QUICK_CELLS])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, lab["root"] / served)
+    page = browser_context.new_page()
+    try:
+        page.goto(f"{lab['base']}/lab/tree/{served}?token={lab['token']}")
+        page.wait_for_selector(".jp-Notebook .jp-CodeCell", timeout=60_000)
+        wait_until_idle(page)
+        page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
+        page.locator("li.lm-Menu-item[data-command='runmenu:run-all']").click()
+        cells = page.locator(".jp-Notebook .jp-CodeCell")
+        slider = cells.nth(0).locator(".widget-slider .noUi-handle")
+        gpu = cells.nth(0).locator(".widget-dropdown", has=page.locator("label", has_text=re.compile("^GPU$")))
+        slider.wait_for(timeout=120_000)
+        batch = round(float(slider.get_attribute("aria-valuenow")))
+        low, high = (round(float(slider.get_attribute(a))) for a in ("aria-valuemin", "aria-valuemax"))
+        options = gpu.locator("select").evaluate("(s) => s.options.length")
+        presses, picked, end = 0, None, time.monotonic() + 8  # the second cell runs 12 s meanwhile
+        while time.monotonic() < end:
+            right = presses % 8 < 6
+            slider.press("ArrowRight" if right else "ArrowLeft")
+            batch = min(high, batch + 1) if right else max(low, batch - 1)  # where the keys put the slider
+            presses += 1
+            if presses % 5 == 0:
+                picked = presses // 5 % options
+                gpu.locator("select").select_option(index=picked)
+        wait_until_idle(page)
+        lab["kernels"].update(children_of(lab["pid"]))
+        state, last, since = None, None, time.monotonic()
+        while time.monotonic() - since < 2:  # the calculator has stopped changing for 2 s
+            state = cells.nth(0).evaluate(QUICK_STATE)
+            if state != last:
+                last, since = state, time.monotonic()
+            page.wait_for_timeout(200)
+        ran = cells.nth(1).locator(".jp-OutputArea-output")
+        printed = ran.last.inner_text()
+        own_figures = ran.locator("img").count()
+        cells.nth(0).scroll_into_view_if_needed()
+        page.screenshot(path=str(SHOTS / "calculator_quick_changes.png"), full_page=True)
+    finally:
+        page.close()
+        end_sessions(lab, served)
+    shown = f"batch {state['batch']} on {state['gpu']}"
+    print(f"\n{presses} key presses to batch {batch}, GPU option {picked}; the calculator shows {shown}; {printed}")
+    assert (state["batch"], state["gpu_index"]) == (batch, picked), "a learner's change was set back"
+    made = re.fullmatch(r"made (\d+) figures", printed.strip())
+    assert made and own_figures == int(made[1]), f"the other cell showed {own_figures} figures: {printed!r}"
+    assert len(state["images"]) == 1, f"the calculator shows {len(state['images'])} plots"
+    assert _weights_pixels(state["images"][0]) > 1000, "the calculator's plot is blank"
+    report = state["text"]
+    assert f"x batch {state['batch']}" in report, f"the report is not of the batch the slider shows: {report!r}"
+    assert f"on {state['gpu'].rsplit(' (', 1)[0]}" in report, f"the report is not of the GPU shown: {report!r}"
