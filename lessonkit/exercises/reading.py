@@ -42,7 +42,20 @@ def _clip(text: str) -> str:
     return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 1] + "…"
 
 
-_REPR = reprlib.Repr()
+class _ShortRepr(reprlib.Repr):
+    """reprlib's shortened repr, except that an object whose __repr__ raises is not hidden behind reprlib's
+    '<Broken instance at 0x…>': the error reaches describe_answer, which names the type instead (lesson 04)."""
+
+    def repr_instance(self, x: Any, level: int) -> str:
+        text = repr(x)
+        if len(text) <= self.maxother:
+            return text
+        head = max(0, (self.maxother - 3) // 2)
+        tail = max(0, self.maxother - 3 - head)
+        return text[:head] + self.fillvalue + text[len(text) - tail :]
+
+
+_REPR = _ShortRepr()
 _REPR.maxstring = _REPR.maxother = SHOWN_CHARS
 _REPR.maxlevel = 3
 
