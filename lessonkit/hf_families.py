@@ -10,7 +10,7 @@ of (vocabulary, widths, layers, heads), is required and its absence named.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from lessonkit.limits import check_size
@@ -81,6 +81,20 @@ class Reader:
             raise self.fail(key, f"a list of {n_layers} entries, one per layer")
         return value
 
+    def layer_numbers(self, key: str, default: Any) -> list[int]:
+        """A list of layer numbers (the layers a family treats otherwise), `default` when the file does not say."""
+        value = self.get(key, default)
+        if not isinstance(value, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in value):
+            raise self.fail(key, "a list of layer numbers")
+        return value
+
+    def experts_per_token(self, experts: int, experts_key: str, default: Any = _REQUIRED) -> int:
+        """num_experts_per_tok: at most the `experts` that the field `experts_key` gave."""
+        chosen = self.count("num_experts_per_tok", default, limit="experts_per_token")
+        if chosen > experts:
+            raise self.fail("num_experts_per_tok", f"at most {experts_key} ({experts})")
+        return chosen
+
     def nested(self, key: str, model_type: str) -> Reader:
         value = self.get(key)
         if not isinstance(value, dict):
@@ -146,90 +160,64 @@ class Family:
     dropouts: tuple[str, str, str] = ("", "", "")  # config keys of the embedding, attention and residual dropout
 
 
+# Families built like another one are written as that one with what differs (dataclasses.replace).
+_MIXTRAL = Family(
+    bias="none",
+    kv_heads=8,
+    experts_key="num_local_experts",
+    experts=8,
+    per_token=2,
+    max_positions=131072,
+    sliding="all",
+)
+_QWEN2_MOE = Family(
+    bias="qkv",
+    kv_heads=16,
+    experts_key="num_experts",
+    experts=60,
+    per_token=4,
+    expert_size_key="moe_intermediate_size",
+    expert_size=1408,
+    shared_expert=5632,
+    sparse_step=True,
+    max_positions=32768,
+    sliding="qwen2",
+)
+_GEMMA = Family(
+    tied=True,
+    head_dim=256,
+    kv_heads=16,
+    activation_key="hidden_activation",
+    activation_default="gelu_pytorch_tanh",
+    max_positions=8192,
+)
+_GEMMA2 = replace(_GEMMA, kv_heads=4, norms_per_layer=4, sliding="layer_types", sliding_default=4096, sliding_pattern=2)
+
 FAMILIES: dict[str, Family] = {
     "llama": Family(mlp_bias=True, max_positions=2048),
     "mistral": Family(bias="none", kv_heads=8, max_positions=131072, sliding="all", sliding_default=4096),
-    "mixtral": Family(
-        bias="none",
-        kv_heads=8,
-        experts_key="num_local_experts",
-        experts=8,
-        per_token=2,
-        max_positions=131072,
-        sliding="all",
-    ),
+    "mixtral": _MIXTRAL,
     "qwen2": Family(bias="qkv", kv_heads=32, max_positions=32768, sliding="qwen2"),
-    "qwen2_moe": Family(
-        bias="qkv",
-        kv_heads=16,
-        experts_key="num_experts",
-        experts=60,
-        per_token=4,
-        expert_size_key="moe_intermediate_size",
-        expert_size=1408,
-        shared_expert=5632,
-        sparse_step=True,
-        max_positions=32768,
-        sliding="qwen2",
-    ),
+    "qwen2_moe": _QWEN2_MOE,
     "qwen3": Family(head_dim=128, kv_heads=32, qk_norm=True, max_positions=32768, sliding="qwen2"),
-    "qwen3_moe": Family(  # Qwen3MoeConfig has no head_dim: the model takes hidden_size / heads
+    # Qwen3MoeConfig has no head_dim (the model takes hidden_size / heads), no qkv bias and no shared expert
+    "qwen3_moe": replace(
+        _QWEN2_MOE,
+        bias="attention_bias",
         kv_heads=4,
         qk_norm=True,
-        experts_key="num_experts",
         experts=128,
         per_token=8,
-        expert_size_key="moe_intermediate_size",
         expert_size=768,
-        sparse_step=True,
-        max_positions=32768,
-        sliding="qwen2",
+        shared_expert=-1,
     ),
-    "gemma": Family(
-        tied=True,
-        head_dim=256,
-        kv_heads=16,
-        activation_key="hidden_activation",
-        activation_default="gelu_pytorch_tanh",
-        max_positions=8192,
-    ),
-    "gemma2": Family(
-        tied=True,
-        head_dim=256,
-        kv_heads=4,
-        activation_key="hidden_activation",
-        activation_default="gelu_pytorch_tanh",
-        norms_per_layer=4,
-        max_positions=8192,
-        sliding="layer_types",
-        sliding_default=4096,
-        sliding_pattern=2,
-    ),
-    "gemma3_text": Family(
-        tied=True,
-        head_dim=256,
-        kv_heads=4,
-        activation_key="hidden_activation",
-        activation_default="gelu_pytorch_tanh",
-        norms_per_layer=4,
-        qk_norm=True,
-        max_positions=131072,
-        sliding="layer_types",
-        sliding_default=4096,
-        sliding_pattern=6,
-    ),
+    "gemma": _GEMMA,
+    "gemma2": _GEMMA2,
+    "gemma3_text": replace(_GEMMA2, qk_norm=True, max_positions=131072, sliding_pattern=6),
     "phi3": Family(
         bias="none", max_positions=4096, sliding="all", dropouts=("embd_pdrop", "attention_dropout", "resid_pdrop")
     ),
-    "phimoe": Family(
-        norm="layernorm",
-        kv_heads=8,
-        experts_key="num_local_experts",
-        experts=16,
-        per_token=2,
-        max_positions=131072,
-        sliding="all",
-    ),
+    "phimoe": replace(_MIXTRAL, bias="attention_bias", norm="layernorm", experts=16),
     "gpt_oss": Family(
         head_dim=64,
         kv_heads=8,
@@ -349,9 +337,7 @@ def _decoder(read: Reader, family: Family) -> dict[str, Any]:
 
 def _experts(read: Reader, family: Family, n_layers: int) -> dict[str, Any]:
     experts = read.count(family.experts_key, family.experts, limit="num_experts")
-    chosen = read.count("num_experts_per_tok", family.per_token or _REQUIRED, limit="experts_per_token")
-    if chosen > experts:
-        raise read.fail("num_experts_per_tok", f"at most {family.experts_key} ({experts})")
+    chosen = read.experts_per_token(experts, family.experts_key, family.per_token or _REQUIRED)
     out: dict[str, Any] = {"num_experts": experts, "experts_per_token": chosen}
     if family.expert_size_key:
         out["expert_intermediate_size"] = read.count(
@@ -362,11 +348,7 @@ def _experts(read: Reader, family: Family, n_layers: int) -> dict[str, Any]:
             "shared_expert_intermediate_size", family.shared_expert, limit="shared_expert_intermediate_size", zero=True
         )
     if family.sparse_step:
-        only_dense = read.get("mlp_only_layers", [])
-        if not isinstance(only_dense, list) or not all(
-            isinstance(i, int) and not isinstance(i, bool) for i in only_dense
-        ):
-            raise read.fail("mlp_only_layers", "a list of layer numbers")
+        only_dense = read.layer_numbers("mlp_only_layers", [])
         step = read.count("decoder_sparse_step", 1, limit="num_layers")
         out["dense_layers"] = tuple(i for i in range(n_layers) if i in only_dense or (i + 1) % step)
         if len(out["dense_layers"]) == n_layers:
@@ -418,9 +400,7 @@ def _deepseek(read: Reader) -> dict[str, Any]:
         raise read.fail("first_k_dense_replace", f"fewer than num_hidden_layers ({n_layers})")
     moe_width = read.count("moe_intermediate_size", 2048 if v3 else 1407, limit="expert_intermediate_size")
     shared = read.count("n_shared_experts", 1 if v3 else 2, limit="num_experts", zero=True)
-    chosen = read.count("num_experts_per_tok", 8 if v3 else _REQUIRED, limit="experts_per_token")
-    if chosen > experts:
-        raise read.fail("num_experts_per_tok", f"at most n_routed_experts ({experts})")
+    chosen = read.experts_per_token(experts, "n_routed_experts", 8 if v3 else _REQUIRED)
     shape.update(
         num_kv_heads=shape["num_heads"],
         head_dim=nope + rope,
@@ -446,15 +426,9 @@ def _llama4(read: Reader) -> dict[str, Any]:
     n_layers = shape["num_layers"]
     width = read.count("intermediate_size", 8192, limit="intermediate_size")
     step = read.count("interleave_moe_layer_step", 1, limit="num_layers")
-    moe = read.get("moe_layers", None)
-    if moe is None:
-        moe = list(range(step - 1, n_layers, step))
-    if not isinstance(moe, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in moe):
-        raise read.fail("moe_layers", "a list of layer numbers")
+    moe = read.layer_numbers("moe_layers", list(range(step - 1, n_layers, step)))
     experts = read.count("num_local_experts", 16, limit="num_experts")
-    chosen = read.count("num_experts_per_tok", 1, limit="experts_per_token")
-    if chosen > experts:
-        raise read.fail("num_experts_per_tok", f"at most num_local_experts ({experts})")
+    chosen = read.experts_per_token(experts, "num_local_experts", 1)
     shape.update(
         intermediate_size=read.count("intermediate_size_mlp", 16384, limit="intermediate_size"),
         activation=read.activation("hidden_act", "silu"),

@@ -140,6 +140,11 @@ class Quantity:
         return _SLIPS.get(self.domain, lambda right, unit: ())(right, self.unit)
 
 
+def _others(*units: tuple[str, float, tuple[str, ...]]) -> Mapping[str, tuple[str, float]]:
+    """A Quantity's `others` from (unit, how many of the quantity's unit it is worth, the words that name it)."""
+    return MappingProxyType({word: (unit, factor) for unit, factor, words in units for word in words})
+
+
 PARAMETER_COUNT = Quantity(
     "billion",
     PARAMETERS,
@@ -162,15 +167,10 @@ TFLOPS = Quantity(
     noun=lazy("a rate"),
     expected=lazy("a rate in TFLOP/s, such as 1.5 or '1.5 TFLOP/s'"),
     words=("tflop/s", "tflops", "tflop/sec", "tflop per second"),
-    others=MappingProxyType(
-        {
-            "gflop/s": ("GFLOP/s", 1e-3),
-            "gflops": ("GFLOP/s", 1e-3),
-            "pflop/s": ("PFLOP/s", 1e3),
-            "pflops": ("PFLOP/s", 1e3),
-            "flop/s": ("FLOP/s", 1e-12),
-            "flops": ("FLOP/s", 1e-12),
-        }
+    others=_others(
+        ("GFLOP/s", 1e-3, ("gflop/s", "gflops")),
+        ("PFLOP/s", 1e3, ("pflop/s", "pflops")),
+        ("FLOP/s", 1e-12, ("flop/s", "flops")),
     ),
 )
 MILLISECONDS = Quantity(
@@ -180,11 +180,9 @@ MILLISECONDS = Quantity(
     noun=lazy("a time"),
     expected=lazy("a time in milliseconds, such as 250 or '250 ms'"),
     words=("ms", "msec", "millisecond", "milliseconds"),
-    others=MappingProxyType(
-        {
-            **{word: ("s", 1e3) for word in ("s", "sec", "second", "seconds")},
-            **{word: ("µs", 1e-3) for word in ("µs", "μs", "us", "microsecond", "microseconds")},
-        }
+    others=_others(
+        ("s", 1e3, ("s", "sec", "second", "seconds")),
+        ("µs", 1e-3, ("µs", "μs", "us", "microsecond", "microseconds")),
     ),
 )
 PERCENT = Quantity(
