@@ -189,13 +189,24 @@ def _answer(label: str) -> object:
     return (i for i in range(3)) if label == "a generator" else value  # a fresh generator for each exercise
 
 
-@pytest.mark.parametrize("edition", ["en", "zh-Hant"])
+EDITIONS = ["en", "zh-Hant"]
+# Read in one edition per exercise, the editions taking turns: the 100,000-item set costs 30-40 ms a check (to
+# quote six items, reprlib sorts them all), two thirds of this test's CPU. That cost is reading the answer, the same
+# work in either language; the edition only words the sentence around the short quote, and every other value, a
+# 100,000-key dict and a million-item list included, still reaches every exercise in both editions.
+READ_IN_ONE_EDITION = {"a set of a hundred thousand strings"}
+ONE_EDITION = {ex.id: EDITIONS[n % len(EDITIONS)] for n, ex in enumerate(EXERCISES.values())}
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
 @pytest.mark.parametrize("ex", list(EXERCISES.values()), ids=lambda ex: ex.id)
 def test_no_hostile_answer_crashes_a_check_or_echoes_itself(ex, edition):
     lessonkit.set_language(edition)
     try:
         problems = []
         for label in HOSTILE:
+            if label in READ_IN_ONE_EDITION and edition != ONE_EDITION[ex.id]:
+                continue
             started = time.process_time()
             try:
                 result = ex.check(_answer(label))
