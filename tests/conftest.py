@@ -1,5 +1,6 @@
 """Shared fixtures: fake nvidia-smi executables on PATH, a CUDA-free, MPS-free machine by default, and the
-exercises' fresh scoreboard and known 16 GiB CPU-only machine (test_exercises.py, test_exercise_traps.py)."""
+exercises' fresh scoreboard and known 16 GiB CPU-only machine (test_exercises.py, test_exercise_traps.py), and
+lessonkit's untranslated texts (the test_i18n_*.py files)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import gc
 import os
 import stat
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -140,3 +141,24 @@ def fresh_scoreboard() -> Iterator[None]:
 @pytest.fixture
 def cpu_machine(cpu_only: None) -> None:
     """No GPU, whatever this machine has (the exercises' machine-dependent question, 04-speedup)."""
+
+
+@pytest.fixture(scope="session")
+def untranslated() -> Callable[[str], list[str]]:
+    """tools/i18n.py's missing_messages(edition) for this checkout, worked out once per edition and test process:
+    it parses every lessonkit module and catalog (about 0.3 CPU-seconds), and four test files ask for it, two
+    editions each. No test changes this checkout's files (the planted cases work on copies), so it cannot go stale."""
+    tools = str(Path(__file__).resolve().parent.parent / "tools")
+    sys.path.insert(0, tools)
+    try:
+        import i18n  # tools/i18n.py
+    finally:
+        sys.path.remove(tools)
+    found: dict[str, tuple[str, ...]] = {}
+
+    def missing(edition: str) -> list[str]:
+        if edition not in found:
+            found[edition] = tuple(i18n.missing_messages(edition))
+        return list(found[edition])
+
+    return missing

@@ -37,8 +37,8 @@ both sides. `install()` wraps that method so that it returns the same string as 
 `str` whose `==` and `!=` compare number by number; everything else (the diff nbval prints on a failure,
 the lax mode, the options) is nbval's own, untouched. conftest.py at the repository's root calls
 `install()`, so every pytest run from the repository (the Makefile's, tests/matrix's, tools/env_check.py's)
-gets it. If a future nbval stops calling `sanitize` on both sides, tests/test_nbval_numbers.py's nbval runs
-fail rather than the comparison silently becoming strict or loose.
+gets it. If a future nbval stops calling `sanitize` on both sides, tests/matrix/test_nbval_numbers_in_a_kernel.py's
+nbval runs fail rather than the comparison silently becoming strict or loose.
 """
 
 from __future__ import annotations

@@ -77,12 +77,39 @@ def test_sections_are_parsed_in_registration_order():
 
 
 @pytest.fixture
-def one_thread():
-    """One torch thread: on a shared CPU this keeps the smoke run from waiting for a second core."""
+def one_thread(monkeypatch):
+    """One torch thread: on a shared CPU this keeps the smoke run from waiting for a second core. And 1 ms samples
+    instead of lessonkit.timing's 10 ms: a smoke run checks that the script works and writes its report, not what it
+    measures (20 benchmarks of 10 ms samples took more than a CPU-second)."""
+    from lessonkit import timing
+
+    monkeypatch.setattr(timing, "MIN_SAMPLE_S", 1e-3)
     before = torch.get_num_threads()
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(before)
+
+
+@pytest.fixture(scope="module")
+def gpt2_on_the_cpu():
+    """The smoke run's decode model, GPT-2 124M in fp32, built once for the tests that run the decode section
+    (making its 124 million random weights takes most of a CPU-second; the section only reads from it)."""
+    from lessonkit.models import find_model
+    from lessonkit.transformer import Transformer
+
+    return Transformer(find_model("gpt2"), dtype=torch.float32, device=torch.device("cpu")).eval()
+
+
+@pytest.fixture
+def shared_gpt2(monkeypatch, gpt2_on_the_cpu):
+    """check_decode gets the shared GPT-2 instead of building its own (the same config, dtype and device)."""
+    from lessonkit import transformer
+
+    def built_once(config, dtype, device):
+        assert (config.name, dtype, torch.device(device)) == ("GPT-2 124M", torch.float32, torch.device("cpu"))
+        return gpt2_on_the_cpu
+
+    monkeypatch.setattr(transformer, "Transformer", built_once)
 
 
 def test_smoke_run_on_the_cpu_writes_a_report(no_cuda, one_thread, tmp_path, capsys):
@@ -242,7 +269,7 @@ def test_recorded_gpu_checks_name_their_report():
             assert figures["tflops"] > 0
 
 
-def test_smoke_run_times_decoding_on_the_cpu(no_cuda, one_thread, tmp_path):
+def test_smoke_run_times_decoding_on_the_cpu(no_cuda, one_thread, shared_gpt2, tmp_path):
     """The decode section generates tokens one at a time from the KV cache and records tokens/s; on a GPU the
     catalog knows, it adds lessonkit's bandwidth upper bound (decode_speed) and the share of it reached."""
     rc = gpu_check.main(["--allow-cpu", "--sections", "decode", "--out", str(tmp_path)])
@@ -253,7 +280,7 @@ def test_smoke_run_times_decoding_on_the_cpu(no_cuda, one_thread, tmp_path):
     assert "bound_tokens_per_s" not in row  # a CPU has no catalog bandwidth
 
 
-def test_decode_compares_with_the_bound_when_the_catalog_knows_the_gpu(monkeypatch):
+def test_decode_compares_with_the_bound_when_the_catalog_knows_the_gpu(shared_gpt2):
     from lessonkit.gpus import find_gpu
 
     ctx = gpu_check.Context(device=torch.device("cpu"), smoke=True, spec=find_gpu("T4"), log=lambda line: None)

@@ -255,22 +255,6 @@ def test_progress_is_one_line_per_lesson_off_a_terminal():
     assert log.getvalue() == "[1/2] 01_a.ipynb: running 10 code cells ...\n[1/2] 01_a.ipynb: ran in 1.0 s\n"
 
 
-def test_execute_runs_a_notebook_and_reports_each_cell(tmp_path: Path):
-    class Terminal(io.StringIO):
-        def isatty(self) -> bool:
-            return True
-
-    nb = new_notebook()
-    nb.cells = [new_markdown_cell("# x"), new_code_cell("x = 6 * 7"), new_code_cell("print(x)")]
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    screen = Terminal()
-    seconds = handouts.execute(nb, tmp_path / "x.ipynb", "x.ipynb", handouts.Progress(screen), timeout=60)
-    assert seconds > 0
-    assert nb.cells[2].outputs[0].text == "42\n"
-    assert "0/2 cells" in screen.getvalue() and "2/2 cells" in screen.getvalue()
-    assert list(tmp_path.iterdir()) == []  # kernel sockets live in their own temporary folder
-
-
 def checked_exercise(ex, *, answered: bool) -> list[nbformat.NotebookNode]:
     """A checked exercise's three cells: question, answer cell, check cell with its stored verdict.
 

@@ -1,6 +1,9 @@
 """The Makefile: strict comparison on a CPU and errors only where a GPU is; a hanging nvidia-smi never holds make up;
 make clean deletes only the environment make setup made, inside the checkout; no variable a learner sets reaches a
-shell as code; make doctor runs lessonkit's doctor from .venv."""
+shell as code; make doctor runs lessonkit's doctor from .venv.
+
+In the matrix, not the unit tests: every test runs real `make` (and the Python tools its recipes start) in copies
+of the course, about 20 CPU-seconds and a 10-second nvidia-smi timeout in all."""
 
 from __future__ import annotations
 
@@ -15,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 import make_venv  # noqa: E402
 

@@ -5,6 +5,9 @@ and with SIGKILL while the ranks wait for each other. Every process it started (
 are forked from, multiprocessing's resource tracker) must be gone soon after, and every port they listened on
 closed; while they ran, each of those ports listened on 127.0.0.1 alone. Kept apart from test_distributed.py,
 which tests what the ranks compute.
+
+In the matrix, not the unit tests: it starts real processes that import PyTorch and listen on sockets (about 8
+CPU-seconds, 10 s of waiting).
 """
 
 from __future__ import annotations
