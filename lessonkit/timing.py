@@ -79,7 +79,8 @@ class Measurement:
         return min(self.samples)
 
     def __str__(self) -> str:
-        name = f"{self.label}: " if self.label else ""
+        # The separator is translated too: Chinese writes a full-width colon after a label ("矩阵乘法：中位数 ...").
+        name = gettext("{label}: ").format(label=self.label) if self.label else ""
         if self.clock == _WALL_CLOCK:
             clock = ""
         else:

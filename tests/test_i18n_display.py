@@ -152,10 +152,16 @@ def test_timings_and_size_plans():
     cold = Measurement((0.002, 0.003, 0.004), 0.05, "cuda:0", 1, "matmul", "GPU time, cold L2")
     english, hans = shown(cold, "zh-Hans")
     assert english == "matmul: median 3 ms (IQR 1 ms) over 3 runs on cuda:0 (GPU time, cold L2); first call 50 ms"
-    assert hans == "matmul: 中位数 3 ms（IQR 1 ms），运行 3 次，设备 cuda:0（GPU 时间，L2 缓存已清空）；首次调用 50 ms"
+    # the label's separator is a full-width colon in Chinese (issue 28: «矩阵乘法: 中位数» had an ASCII one)
+    assert hans == "matmul：中位数 3 ms（IQR 1 ms），运行 3 次，设备 cuda:0（GPU 时间，L2 缓存已清空）；首次调用 50 ms"
+    assert not i18n_tool.typography_problems("zh-Hans", hans)
     warm = Measurement((0.002,), 0.05, "cpu")
     set_language("zh-Hant")
     assert str(warm) == "中位數 2 ms（IQR 0 ns），執行 1 次，裝置 cpu；首次呼叫 50 ms"
+    english, hant = shown(Measurement((0.002,), 0.05, "cpu", label="2048×2048 矩陣乘法"), "zh-Hant")
+    assert english == "2048×2048 矩陣乘法: median 2 ms (IQR 0 ns) over 1 runs on cpu; first call 50 ms"
+    assert hant == "2048×2048 矩陣乘法：中位數 2 ms（IQR 0 ns），執行 1 次，裝置 cpu；首次呼叫 50 ms"
+    assert not i18n_tool.typography_problems("zh-Hant", hant)
     plan = matmul_sizes_that_fit([256, 65536], free_bytes="1GiB")
     english, hant = shown(plan, "zh-Hant")
     assert english.splitlines()[0] == "running n = 256"
