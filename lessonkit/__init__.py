@@ -1,12 +1,13 @@
 """lessonkit: the helpers the GPU Setup & Cloud course notebooks import.
 
-One concern per module: device and doctor (lesson 01), timing (02), vram (03, with estimate,
-memparts, models, transformer and calculator for lesson 05), exercises (a package)
-and glossary (04 and every lesson), bytecount (05, 09) and distributed (10), gpus and reference (the GPU catalog
-and results recorded on real GPUs), units (the one table of byte units and dtypes), course
-(repository and Colab links). The modules form layers, listed in tests/test_layers.py: base,
-catalogs, formulas, torch, presentation; each imports only from its own layer or lower ones.
-Importing lessonkit changes nothing.
+One concern per module: device, gpu_tools and doctor (lesson 01), timing (02, 06, 11), vram (03), the
+estimate package and calculator (03, 05, 08-10), gpus, prices and models (05: the GPU catalog, dated rental
+prices, model shapes read from config.json by hf_config), precision (06's TF32 switch), spirals (07, 09, 10),
+bytecount and transformer (08, 09), distributed (10), exercises (a package; every lesson), glossary, table and
+labels (every lesson's tables, in the learner's language), reference (results recorded on real GPUs), units
+(the one table of byte units and dtypes), course (repository and Colab links), i18n (the editions' language).
+The modules form layers, listed in tests/test_layers.py: base, catalogs, formulas, torch, presentation; each
+imports only from its own layer or lower ones. Importing lessonkit changes nothing.
 """
 
 import sys as _sys
