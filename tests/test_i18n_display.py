@@ -4,6 +4,7 @@ estimates, the VRAM calculator, its plots and the glossary tables; English uncha
 from __future__ import annotations
 
 import re
+import sys
 import warnings
 from pathlib import Path
 
@@ -23,6 +24,8 @@ from lessonkit.memparts import PARTS
 from lessonkit.timing import Measurement, matmul_sizes_that_fit
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+import i18n as i18n_tool  # noqa: E402
 
 CATALOGS = ("doctor", "calculator", "glossary", "display")
 MY_FILES = (

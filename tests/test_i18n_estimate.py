@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import string
+import sys
 from importlib import resources
 from pathlib import Path
 
@@ -24,6 +25,8 @@ from lessonkit.reference import single_runs
 from lessonkit.transformer import Transformer
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+import i18n as i18n_tool  # noqa: E402
 
 EDITIONS = ("zh-Hans", "zh-Hant")
 MY_FILES = (
