@@ -10,6 +10,11 @@ EDITION ?=
 # TORCH=cpu installs PyTorch's CPU-only build (Linux without an NVIDIA GPU: no CUDA libraries, README "On Linux").
 TORCH ?=
 
+# make handouts and make e2e print with or drive this browser (Debian's chromium; any Chrome or Chromium will do).
+# Set before the `export` line below: `export NAME` defines NAME (empty), and a later `NAME ?= …` would then keep it
+# empty: make e2e once failed with ' is still missing: pass CHROMIUM=…' on a machine where chromium was installed.
+CHROMIUM ?= /usr/bin/chromium
+
 # What a learner types into a variable (PYTHON, VENV, MY_LESSONS, EDITION, LAB_ARGS, REPO, REF, CHROMIUM,
 # GPU_CHECK_ARGS, TORCH) reaches a command only through the environment, as "$$NAME" inside double quotes: the shell
 # never reads a quote, a `;` or a `$$(...)` in it as code. VENV is also part of file names in make's own rules
@@ -130,8 +135,8 @@ glossary: $(STAMP)  ## rewrite GLOSSARY.md's and the Chinese READMEs' glossary t
 
 # --- Handouts and the real-browser test (issue 7) -------------------------------------------
 # Both print or drive Debian's chromium. `make chromium` installs it with apt-get when it is
-# missing; elsewhere (macOS, other Linux) point CHROMIUM at any Chrome or Chromium binary.
-CHROMIUM  ?= /usr/bin/chromium
+# missing; elsewhere (macOS, other Linux) point CHROMIUM at any Chrome or Chromium binary (its default is set at the
+# top, before `export`).
 SUDO      := $(if $(filter 0,$(shell id -u 2>/dev/null)),,sudo)
 E2E_STAMP := $(VENV)/.installed-e2e
 

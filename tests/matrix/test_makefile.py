@@ -355,3 +355,18 @@ def test_notebooks_run_two_at_a_time_each_in_one_process(tmp_path):
     share one kernel and must run in order in the process that started it."""
     line = planned_test_command(tmp_path, None)
     assert " -n auto " in line and " --dist loadfile " in line
+
+
+def test_chromiums_default_reaches_the_recipe(course, tmp_path):
+    """CHROMIUM's default (/usr/bin/chromium) is what `make chromium` tests and names. Defined after the Makefile's
+    `export` line it arrived empty, and make e2e failed with ' is still missing' where chromium was installed."""
+    bin_dir = tools_dir(tmp_path, "sh", "make", "test", "env", "cat", "id", "fc-list", "grep")
+    done = subprocess.run(
+        ["make", "chromium"], cwd=course, env=clean_env(PATH=str(bin_dir)), capture_output=True, text=True, timeout=120
+    )
+    shown = done.stdout + done.stderr
+    if Path("/usr/bin/chromium").exists():
+        assert done.returncode == 0 or "font" in shown, shown  # no fonts here is the fonts target's business
+        assert "still missing" not in shown and "No /usr/bin/chromium" not in shown, shown
+    else:
+        assert "No /usr/bin/chromium and no apt-get" in shown, shown
