@@ -393,7 +393,15 @@ def _collect(
     amd_problems, amd_notes = _amd_findings(amd, cuda_ok, hip)
     problems += amd_problems
     notes += amd_notes
-    if info.kind == "cpu" and not smi.gpus and not amd.gpus:
+    if info.kind == "cpu" and not smi.gpus and not amd.gpus and in_colab() and not problems:
+        # a Colab runtime without a GPU has no nvidia-smi: "open them in Colab" would send the learner where they are
+        notes.append(
+            _(
+                "No GPU in this Colab runtime. That is fine for every lesson (they run on the CPU); for a GPU, "
+                "choose Runtime > Change runtime type > T4 GPU."
+            )
+        )
+    elif info.kind == "cpu" and not smi.gpus and not amd.gpus:
         notes.append(
             _(
                 "No GPU here. That is fine for every lesson (they run on the CPU); for a GPU, open them in "

@@ -269,3 +269,19 @@ def test_lessonkit_console_script_is_declared_and_installed():
     assert scripts == {"lessonkit": "lessonkit.__main__:main"}
     (installed,) = entry_points(group="console_scripts", name="lessonkit")
     assert installed.value == "lessonkit.__main__:main"
+
+
+def test_a_colab_runtime_without_a_gpu_is_told_how_to_get_one_there(capsys, cpu_only, no_smi, monkeypatch):
+    """A Colab CPU runtime has no nvidia-smi: the note names Colab's own menu, not "open them in Colab" (the learner
+    is there already)."""
+    monkeypatch.setenv("COLAB_RELEASE_TAG", "release-colab-test")
+    status, out, _ = run_doctor(capsys, "--quick", "--json")
+    notes = json.loads(out)["notes"]
+    assert status == 0 and any("Runtime > Change runtime type > T4 GPU" in note for note in notes), notes
+    assert not any("open them in Colab" in note for note in notes), notes
+
+
+def test_outside_colab_a_machine_without_a_gpu_is_pointed_to_colab(capsys, cpu_only, no_smi, not_colab):
+    status, out, _ = run_doctor(capsys, "--quick", "--json")
+    notes = json.loads(out)["notes"]
+    assert status == 0 and any("open them in Colab (free T4)" in note for note in notes), notes
