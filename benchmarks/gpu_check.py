@@ -585,16 +585,21 @@ def write_report(report: dict[str, Any], out_dir: Path) -> tuple[Path, Path]:
     return json_path, md_path
 
 
+def _provenance(report: dict[str, Any], report_path: str) -> dict[str, Any]:
+    """Where a recorded figure comes from: the GPU, the day, the software, the report (headline, sweep_record)."""
+    return {
+        "gpu": report["gpu"],
+        "recorded": report["created"][:10],
+        **{key: report[key] for key in ("torch", "driver", "cuda")},
+        "report": report_path,
+    }
+
+
 def headline(report: dict[str, Any], report_path: str) -> dict[str, Any]:
     """The figures lessons 06 and 11 show learners without a GPU, taken from one report."""
     sections = report["sections"]
     record: dict[str, Any] = {
-        "gpu": report["gpu"],
-        "recorded": report["created"][:10],
-        "torch": report["torch"],
-        "driver": report["driver"],
-        "cuda": report["cuda"],
-        "report": report_path,
+        **_provenance(report, report_path),
         "source": f"make gpu-check ({report['tool']}), see {report_path}",
         "matmul": {},
     }
@@ -632,12 +637,7 @@ def sweep_record(report: dict[str, Any], report_path: str) -> dict[str, Any] | N
     if sweep.get("status") != "ok":
         return None
     return {
-        "gpu": report["gpu"],
-        "recorded": report["created"][:10],
-        "torch": report["torch"],
-        "driver": report["driver"],
-        "cuda": report["cuda"],
-        "report": report_path,
+        **_provenance(report, report_path),
         "source": f"make gpu-check ({report['tool']}, section sweep), see {report_path}",
         **{k: sweep[k] for k in ("dtype", "tf32_allowed", "cpu", "gpu_sweep", "gpu_with_copies_sweep", "cpu_sweep")},
     }

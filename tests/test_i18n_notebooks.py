@@ -20,10 +20,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 
 import i18n  # noqa: E402  (tools/i18n.py)
+from tests.i18n_cases import CASES, IDS  # noqa: E402
 
 LESSONS = i18n.lessons()
-CASES = [(edition, lesson) for edition in i18n.EDITIONS for lesson in LESSONS]
-IDS = [f"{edition}-{lesson.name[:2]}" for edition, lesson in CASES]
 PLANT = next(p for p in LESSONS if p.name.startswith("09"))  # a short lesson to copy
 
 

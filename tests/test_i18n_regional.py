@@ -18,9 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 
 import i18n  # noqa: E402  (tools/i18n.py)
-
-CASES = [(edition, lesson) for edition in i18n.EDITIONS for lesson in i18n.lessons()]
-IDS = [f"{edition}-{lesson.name[:2]}" for edition, lesson in CASES]
+from tests.i18n_cases import CASES, IDS  # noqa: E402
 
 
 @pytest.mark.parametrize(("edition", "lesson"), CASES, ids=IDS)

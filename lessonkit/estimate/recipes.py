@@ -34,7 +34,7 @@ _TITLES: dict[str, Lazy] = {
 }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Recipe:
     """One way to hold a model's training state: dtypes, extras, the optimizer's implementation (lessons 08, 10).
 
@@ -51,11 +51,11 @@ class Recipe:
     framework: str | Lazy
     weights: str
     grads: str
-    master: str | None
-    master_grads: bool
-    state: str
+    master: str | None = None
+    master_grads: bool = False
+    state: str = "fp32"
     compute: str
-    fused: bool | None
+    fused: bool | None = None
     sources: tuple[str | Lazy, ...]  # addresses, each with what it shows; see `source`
 
     @property
@@ -130,113 +130,91 @@ _FSDP2 = "https://docs.pytorch.org/docs/stable/distributed.fsdp.fully_shard.html
 def _recipes() -> dict[str, Recipe]:
     out = {
         "fp32": Recipe(
-            "fp32",
-            lazy("fp32, torch.optim.AdamW (foreach)"),
-            "PyTorch",
-            "fp32",
-            "fp32",
-            None,
-            False,
-            "fp32",
-            "fp32",
-            None,
-            (_ADAMW,),
+            key="fp32",
+            label=lazy("fp32, torch.optim.AdamW (foreach)"),
+            framework="PyTorch",
+            weights="fp32",
+            grads="fp32",
+            compute="fp32",
+            sources=(_ADAMW,),
         ),
     }
     for d in ("bf16", "fp16"):
         out[d] = Recipe(
-            d,
-            lazy("pure {dtype}, torch.optim.AdamW (state in {dtype})", dtype=d),
-            "PyTorch",
-            d,
-            d,
-            None,
-            False,
-            d,
-            d,
-            None,
-            (_ADAMW,),
+            key=d,
+            label=lazy("pure {dtype}, torch.optim.AdamW (state in {dtype})", dtype=d),
+            framework="PyTorch",
+            weights=d,
+            grads=d,
+            state=d,
+            compute=d,
+            sources=(_ADAMW,),
         )
         out[f"amp_{d}"] = Recipe(
-            f"amp_{d}",
-            lazy("PyTorch AMP ({dtype} autocast) + fused AdamW", dtype=d),
-            "PyTorch / Hugging Face Trainer",
-            "fp32",
-            "fp32",
-            None,
-            False,
-            "fp32",
-            d,
-            True,
-            (_AMP, _ADAMW, _TRAINER),
+            key=f"amp_{d}",
+            label=lazy("PyTorch AMP ({dtype} autocast) + fused AdamW", dtype=d),
+            framework="PyTorch / Hugging Face Trainer",
+            weights="fp32",
+            grads="fp32",
+            compute=d,
+            fused=True,
+            sources=(_AMP, _ADAMW, _TRAINER),
         )
         out[f"autocast_{d}"] = Recipe(
-            f"autocast_{d}",
-            lazy("PyTorch AMP ({dtype} autocast) + torch.optim.AdamW's default (foreach)", dtype=d),
-            "PyTorch",
-            "fp32",
-            "fp32",
-            None,
-            False,
-            "fp32",
-            d,
-            None,
-            (_AMP, _ADAMW),
+            key=f"autocast_{d}",
+            label=lazy("PyTorch AMP ({dtype} autocast) + torch.optim.AdamW's default (foreach)", dtype=d),
+            framework="PyTorch",
+            weights="fp32",
+            grads="fp32",
+            compute=d,
+            sources=(_AMP, _ADAMW),
         )
         out[f"deepspeed_{d}"] = Recipe(
-            f"deepspeed_{d}",
-            lazy("DeepSpeed ZeRO mixed precision ({dtype}) + FusedAdam", dtype=d),
-            "DeepSpeed / Apex",
-            d,
-            d,
-            "fp32",
-            True,
-            "fp32",
-            d,
-            True,
-            (_DEEPSPEED,),
+            key=f"deepspeed_{d}",
+            label=lazy("DeepSpeed ZeRO mixed precision ({dtype}) + FusedAdam", dtype=d),
+            framework="DeepSpeed / Apex",
+            weights=d,
+            grads=d,
+            master="fp32",
+            master_grads=True,
+            compute=d,
+            fused=True,
+            sources=(_DEEPSPEED,),
         )
         out[f"megatron_{d}"] = Recipe(
-            f"megatron_{d}",
-            lazy("Megatron-LM mixed precision ({dtype})", dtype=d),
-            "Megatron-LM",
-            d,
-            "fp32" if d == "bf16" else d,
-            "fp32",
-            d == "fp16",
-            "fp32",
-            d,
-            True,
-            (_MEGATRON,),
+            key=f"megatron_{d}",
+            label=lazy("Megatron-LM mixed precision ({dtype})", dtype=d),
+            framework="Megatron-LM",
+            weights=d,
+            grads="fp32" if d == "bf16" else d,  # bf16 keeps fp32 main grads; fp16 copies them to fp32
+            master="fp32",
+            master_grads=d == "fp16",
+            compute=d,
+            fused=True,
+            sources=(_MEGATRON,),
         )
         out[f"fsdp2_{d}"] = Recipe(
-            f"fsdp2_{d}",
-            lazy(
+            key=f"fsdp2_{d}",
+            label=lazy(
                 "FSDP2 mixed precision ({dtype} compute, fp32 sharded parameters) + torch.optim.AdamW (foreach)",
                 dtype=d,
             ),
-            "PyTorch FSDP2",
-            "fp32",
-            "fp32",
-            None,
-            False,
-            "fp32",
-            d,
-            None,
-            (_FSDP2, _ADAMW),
+            framework="PyTorch FSDP2",
+            weights="fp32",
+            grads="fp32",
+            compute=d,
+            sources=(_FSDP2, _ADAMW),
         )
         out[f"mixed_{d}"] = Recipe(
-            f"mixed_{d}",
-            lazy("mixed {dtype} with fp32 master weights, torch.optim.AdamW (foreach)", dtype=d),
-            lazy("a hand-written loop"),
-            d,
-            d,
-            "fp32",
-            True,
-            "fp32",
-            d,
-            None,
-            (_DEEPSPEED, _ADAMW),
+            key=f"mixed_{d}",
+            label=lazy("mixed {dtype} with fp32 master weights, torch.optim.AdamW (foreach)", dtype=d),
+            framework=lazy("a hand-written loop"),
+            weights=d,
+            grads=d,
+            master="fp32",
+            master_grads=True,
+            compute=d,
+            sources=(_DEEPSPEED, _ADAMW),
         )
     return out
 

@@ -327,15 +327,20 @@ def wait_until_idle(page: Page, timeout_s: float = 180) -> None:
     raise AssertionError(f"the notebook was not idle after {timeout_s:.0f} s (kernel status: {status!r})")
 
 
-@pytest.fixture(scope="module")
-def ran(lab, browser_context) -> Page:
-    """The widget lesson open in JupyterLab, after Run → Run All Cells has finished."""
-    page = browser_context.new_page()
-    page.goto(f"{lab['base']}/lab/tree/{lab['notebook']}?token={lab['token']}")
+def open_and_run_all(page: Page, lab: dict, served: str) -> None:
+    """Open `served` (a path under the server's root) in JupyterLab, wait for its kernel, click Run → Run All Cells."""
+    page.goto(f"{lab['base']}/lab/tree/{served}?token={lab['token']}")
     page.wait_for_selector(".jp-Notebook .jp-CodeCell", timeout=60_000)
     wait_until_idle(page)  # the kernel has started and connected
     page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
     page.locator("li.lm-Menu-item[data-command='runmenu:run-all']").click()
+
+
+@pytest.fixture(scope="module")
+def ran(lab, browser_context) -> Page:
+    """The widget lesson open in JupyterLab, after Run → Run All Cells has finished."""
+    page = browser_context.new_page()
+    open_and_run_all(page, lab, lab["notebook"])
     page.wait_for_timeout(1000)
     wait_until_idle(page)
     lab["kernels"].update(children_of(lab["pid"]))
@@ -902,11 +907,7 @@ def test_exercise_feedback_speaks_the_editions_language_in_jupyterlab(lab, brows
     answer_cell = _cell_index(nb, FEEDBACK_EXERCISE)
     page = browser_context.new_page()
     try:
-        page.goto(f"{lab['base']}/lab/tree/{served}?token={lab['token']}")
-        page.wait_for_selector(".jp-Notebook .jp-CodeCell", timeout=60_000)
-        wait_until_idle(page)
-        page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
-        page.locator("li.lm-Menu-item[data-command='runmenu:run-all']").click()
+        open_and_run_all(page, lab, served)
         page.wait_for_timeout(1000)
         wait_until_idle(page)
         lab["kernels"].update(children_of(lab["pid"]))
@@ -1210,11 +1211,7 @@ def test_calculator_redraws_its_last_state_after_quick_changes(lab, browser_cont
     nbformat.write(nb, lab["root"] / served)
     page = browser_context.new_page()
     try:
-        page.goto(f"{lab['base']}/lab/tree/{served}?token={lab['token']}")
-        page.wait_for_selector(".jp-Notebook .jp-CodeCell", timeout=60_000)
-        wait_until_idle(page)
-        page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
-        page.locator("li.lm-Menu-item[data-command='runmenu:run-all']").click()
+        open_and_run_all(page, lab, served)
         cells = page.locator(".jp-Notebook .jp-CodeCell")
         slider = cells.nth(0).locator(".widget-slider .noUi-handle")
         gpu = cells.nth(0).locator(".widget-dropdown", has=page.locator("label", has_text=re.compile("^GPU$")))

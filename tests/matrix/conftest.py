@@ -6,6 +6,7 @@ import os
 import shutil
 import stat
 import sys
+import time
 from pathlib import Path
 
 import nbformat
@@ -16,6 +17,23 @@ LESSONS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 NETBLOCK = Path(__file__).resolve().parent / "netblock"
 sys.path.insert(0, str(ROOT / "tools"))
 from kernels import execute_notebook  # noqa: E402  (kernels on local sockets: no port to race for)
+from make_venv import MADE, MADE_TEXT  # noqa: E402
+
+
+def fake_venv(path: Path, scripts: dict[str, str] | None = None) -> Path:
+    """A folder make setup made (pyvenv.cfg, make_venv's stamp); with `scripts` (name -> sh body) in bin/, also
+    installed: its .installed stamp an hour ahead, so make takes requirements.txt as installed and runs none of it."""
+    (path / "bin").mkdir(parents=True)
+    (path / "pyvenv.cfg").write_text(f"home = {Path(sys.executable).parent}\n")
+    (path / MADE).write_text(MADE_TEXT)
+    if scripts is not None:
+        for name, body in scripts.items():
+            (path / "bin" / name).write_text(f"#!/bin/sh\n{body}\n")
+            (path / "bin" / name).chmod(0o755)
+        later = time.time() + 3600
+        (path / ".installed").touch()
+        os.utime(path / ".installed", (later, later))
+    return path
 
 
 def execute(

@@ -18,9 +18,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.matrix.conftest import fake_venv
+
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
-import make_venv  # noqa: E402
 
 # Values with what a shell would read as code: a quote that closes the one a recipe put around a value (issue 25's
 # REPO='"; touch PWNED; echo "'), `;`, a command substitution ($$ is make's `$`), backticks, and a make reference
@@ -163,14 +164,6 @@ def checkout(tmp_path: Path) -> Path:
     return repo
 
 
-def made_venv(path: Path) -> Path:
-    """A folder that make setup made: its stamp, pyvenv.cfg, something inside."""
-    (path / "bin").mkdir(parents=True)
-    (path / "pyvenv.cfg").write_text("home = /usr/bin\n")
-    (path / make_venv.MADE).write_text(make_venv.MADE_TEXT)
-    return path
-
-
 def make_in(repo: Path, *args: str) -> subprocess.CompletedProcess:
     env = clean_env(PYTHON=sys.executable)
     return subprocess.run(["make", *args], cwd=repo, env=env, capture_output=True, text=True, timeout=120)
@@ -187,7 +180,7 @@ def test_make_clean_plans_no_unquoted_path_and_leaves_the_learners_copies_alone(
 
 
 def test_make_clean_removes_the_venv_that_make_setup_made(checkout):
-    made_venv(checkout / ".venv")
+    fake_venv(checkout / ".venv")
     (checkout / "my-lessons").mkdir()
     done = make_in(checkout, "clean")
     assert done.returncode == 0, done.stderr
@@ -198,7 +191,7 @@ def test_a_venv_with_a_space_deletes_neither_half(checkout):
     for name in ("my", "venv"):
         (checkout / name).mkdir()
         (checkout / name / "keep.txt").write_text("mine")
-    made_venv(checkout / "my venv")
+    fake_venv(checkout / "my venv")
     done = make_in(checkout, "clean", "VENV=my venv")
     assert done.returncode != 0 and "VENV may hold only letters, digits" in done.stderr
     for name in ("my", "venv", "my venv"):
@@ -208,7 +201,7 @@ def test_a_venv_with_a_space_deletes_neither_half(checkout):
 
 @pytest.mark.parametrize("where", ["outside", "the checkout", "its parent"])
 def test_make_clean_refuses_anything_outside_the_checkout(checkout, tmp_path, where):
-    venv = {"outside": made_venv(tmp_path / "elsewhere" / "venv"), "the checkout": checkout, "its parent": tmp_path}
+    venv = {"outside": fake_venv(tmp_path / "elsewhere" / "venv"), "the checkout": checkout, "its parent": tmp_path}
     done = make_in(checkout, "clean", f"VENV={venv[where]}")
     assert done.returncode != 0
     assert "make clean removes only" in done.stderr, done.stderr
@@ -240,18 +233,14 @@ def course(tmp_path: Path) -> Path:
     shutil.copy(ROOT / "README.zh-Hant.md", repo / "README.zh-Hant.md")
     for name in ("notebooks", "tools", "lessonkit", "i18n", "templates", "benchmarks"):
         shutil.copytree(ROOT / name, repo / name, ignore=shutil.ignore_patterns("__pycache__"))
-    venv = made_venv(repo / ".venv")
-    for name, body in {
-        "python": f'exec "{sys.executable}" "$@"',
-        "jupyter": f'printf "%s\\n" "$@" > "{tmp_path / "jupyter-args.txt"}"',
-        "lessonkit": f'printf "%s\\n" "$@" > "{tmp_path / "lessonkit-args.txt"}"',
-    }.items():
-        (venv / "bin" / name).write_text(f"#!/bin/sh\n{body}\n")
-        (venv / "bin" / name).chmod(0o755)
-    stamp = venv / ".installed"
-    stamp.touch()
-    later = time.time() + 3600
-    os.utime(stamp, (later, later))
+    fake_venv(
+        repo / ".venv",
+        {
+            "python": f'exec "{sys.executable}" "$@"',
+            "jupyter": f'printf "%s\\n" "$@" > "{tmp_path / "jupyter-args.txt"}"',
+            "lessonkit": f'printf "%s\\n" "$@" > "{tmp_path / "lessonkit-args.txt"}"',
+        },
+    )
     return repo
 
 

@@ -17,11 +17,12 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import nbformat
 import pytest
+
+from tests.matrix.conftest import fake_venv
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
@@ -63,22 +64,10 @@ def make_course(tmp_path: Path) -> Path:
     git(repo, "init", "-q")
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "the course")
-    venv = repo / ".venv"  # ignored by the course's .gitignore, like the real one
-    (venv / "bin").mkdir(parents=True)
-    (venv / "pyvenv.cfg").write_text(f"home = {Path(sys.executable).parent}\n")
-    (venv / ".made-by-make_venv").write_text("made by tools/make_venv.py\n")
     record = f'printf "%s\\n" "$@" > "{tmp_path / "jupyter-args.txt"}"'
     record += f'; printf "%s" "$JUPYTER_CONFIG_PATH" > "{tmp_path / "jupyter-config-path.txt"}"'
-    for name, body in {
-        "python": f'exec "{sys.executable}" "$@"',
-        "jupyter": record,
-    }.items():
-        (venv / "bin" / name).write_text(f"#!/bin/sh\n{body}\n")
-        (venv / "bin" / name).chmod(0o755)
-    stamp = venv / ".installed"
-    stamp.touch()
-    later = time.time() + 3600
-    os.utime(stamp, (later, later))
+    # .venv is ignored by the course's .gitignore, like the real one
+    fake_venv(repo / ".venv", {"python": f'exec "{sys.executable}" "$@"', "jupyter": record})
     return repo
 
 
