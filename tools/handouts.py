@@ -747,6 +747,18 @@ class Handout:
         return self.html_path.name
 
 
+@functools.cache
+def _exporter() -> HTMLExporter:
+    """One exporter for every page: a new one compiles its ten Jinja templates again (a quarter of a second)."""
+    return HTMLExporter(
+        template_name="handout",
+        extra_template_basedirs=[str(ASSETS / "templates")],
+        exclude_input_prompt=True,
+        exclude_output_prompt=True,
+        embed_images=True,
+    )
+
+
 def to_html(
     nb: nbformat.NotebookNode,
     title: str,
@@ -769,17 +781,10 @@ def to_html(
         if cell.cell_type == "markdown":
             cell.source, found = extract_math(cell.source, start=len(formulas))
             formulas.extend(found)
-    exporter = HTMLExporter(
-        template_name="handout",
-        extra_template_basedirs=[str(ASSETS / "templates")],
-        exclude_input_prompt=True,
-        exclude_output_prompt=True,
-        embed_images=True,
-    )
     css = (ASSETS / "handout.css").read_text("utf-8")
     banner = f"{COURSE} · {EDITION_TITLES[edition].lower()}" if edition else f"{COURSE} · {words()['handout']}"
     resources = {"handout": {"css": css, "banner": banner, "stamp": stamp}}
-    page, _ = exporter.from_notebook_node(nb, resources=resources)
+    page, _ = _exporter().from_notebook_node(nb, resources=resources)
     # nbconvert takes ISO 639-1 codes only ("zh"); the script subtag picks Simplified or Traditional glyphs.
     page = page.replace('<html lang="en">', f'<html lang="{_language["code"]}">', 1)
     for index, (tex, display) in enumerate(formulas):

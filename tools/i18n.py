@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import functools
 import io
 import re
 import sys
@@ -258,11 +259,21 @@ def _translated(entry: polib.POEntry | None) -> str | None:
     return entry.msgstr
 
 
+def read_catalog(path: Path) -> polib.POFile:
+    """A catalog to read, not to change: parsed once for as long as its bytes stay the same. The checks and
+    tests read each catalog dozens of times a run, and parsing them again each time took seconds."""
+    return _parsed_catalog(path.read_bytes())
+
+
+@functools.lru_cache(maxsize=128)
+def _parsed_catalog(data: bytes) -> polib.POFile:
+    return polib.pofile(data.decode("utf-8"))
+
+
 def build(edition: str, lesson: Path, root: Path = ROOT) -> nbformat.NotebookNode:
     """The edition's notebook: English cells replaced by their translations; outputs kept where a cell is unchanged."""
     english = nbformat.read(lesson, as_version=4)
-    po = polib.pofile(str(catalog_path(edition, lesson, root)), wrapwidth=0)
-    entries = {e.msgctxt: e for e in po if not e.obsolete}
+    entries = {e.msgctxt: e for e in read_catalog(catalog_path(edition, lesson, root)) if not e.obsolete}
     old_path = edition_path(edition, lesson, root)
     old_nb = nbformat.read(old_path, as_version=4) if old_path.exists() else None
     old_cells = {c["id"]: c for c in old_nb.cells} if old_nb is not None else {}
@@ -333,7 +344,7 @@ def problems(edition: str, lesson: Path, root: Path = ROOT) -> list[Problem]:
     if not path.exists():
         return [Problem(edition, name, "-", f"no catalog {path.relative_to(root)}: run `make translations`")]
     current = update(edition, lesson, root)
-    stored = {e.msgctxt: e for e in polib.pofile(str(path), wrapwidth=0) if not e.obsolete}
+    stored = {e.msgctxt: e for e in read_catalog(path) if not e.obsolete}
     for entry in current:
         if entry.obsolete:
             continue
@@ -536,7 +547,7 @@ def usage_problems(edition: str, lesson: Path, root: Path = ROOT) -> list[Proble
         return []
     return [
         Problem(edition, lesson.stem, e.msgctxt, "the other region's words: " + ", ".join(found))
-        for e in polib.pofile(str(path), wrapwidth=0)
+        for e in read_catalog(path)
         if not e.obsolete and (found := regional_problems(edition, e.msgstr))
     ]
 
@@ -858,7 +869,7 @@ def region_review(edition: str, lesson: Path, root: Path = ROOT) -> list[Problem
         return []
     return [
         Problem(edition, lesson.stem, e.msgctxt, "; ".join(found))
-        for e in polib.pofile(str(path), wrapwidth=0)
+        for e in read_catalog(path)
         if not e.obsolete and e.msgstr and (found := review_problems(edition, e.msgid, e.msgstr))
     ]
 
@@ -884,7 +895,7 @@ def lessonkit_catalog_problems(edition: str, root: Path = ROOT) -> list[str]:
     """lessonkit's own translations (lessonkit/locale/<edition>/*.po) with a regional or a typography slip."""
     found = []
     for path in sorted((root / "lessonkit" / "locale" / edition).glob("*.po")):
-        for entry in polib.pofile(str(path)):
+        for entry in read_catalog(path):
             if entry.obsolete or not entry.msgstr:
                 continue
             problems = review_problems(edition, entry.msgid, entry.msgstr) + typography_problems(edition, entry.msgstr)
@@ -899,7 +910,7 @@ def compile_locale(edition: str, root: Path = ROOT) -> bytes:
     merged.metadata = {"Content-Type": "text/plain; charset=UTF-8", "Language": edition.replace("-", "_")}
     seen: dict[tuple[str | None, str], str] = {}
     for po_path in sorted((root / "lessonkit" / "locale" / edition).glob("*.po")):
-        for entry in polib.pofile(str(po_path)):
+        for entry in read_catalog(po_path):
             if entry.obsolete or not entry.msgstr or FUZZY in entry.flags:
                 continue
             key = (entry.msgctxt, entry.msgid)
@@ -919,38 +930,46 @@ _MARKERS = {"_": 0, "gettext": 0, "lazy": 0, "N_": 0, "Lazy": 0, "pgettext": 1}
 
 def code_messages(root: Path = ROOT) -> dict[tuple[str | None, str], str]:
     """Every English text lessonkit marks for translation (_(), gettext, lazy, N_, pgettext, Labels) -> where it is."""
-    import ast
-
     found: dict[tuple[str | None, str], str] = {}
     for path in sorted((root / "lessonkit").rglob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
-            if not isinstance(node, ast.Call):
-                continue
-            name = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", None)
-            if name == "Labels" and len(node.args) == 2 and isinstance(node.args[1], ast.Dict):
-                context = node.args[0].value if isinstance(node.args[0], ast.Constant) else None
-                for value in node.args[1].values:  # Labels("context", {"key": "English label", ...})
-                    if isinstance(value, ast.Constant) and isinstance(value.value, str):
-                        found.setdefault((context, value.value), f"{path.relative_to(root)}:{node.lineno}")
-                continue
-            if name not in _MARKERS or len(node.args) <= _MARKERS[name]:
-                continue
-            arg = node.args[_MARKERS[name]]
-            if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)):
-                continue
-            context = None
-            if name == "pgettext" and isinstance(node.args[0], ast.Constant):
-                context = node.args[0].value
-            found.setdefault((context, arg.value), f"{path.relative_to(root)}:{node.lineno}")
+        for key, line in _marked_texts(path.read_text(encoding="utf-8")):
+            found.setdefault(key, f"{path.relative_to(root)}:{line}")
     return found
+
+
+@functools.lru_cache(maxsize=256)
+def _marked_texts(source: str) -> tuple[tuple[tuple[str | None, str], int], ...]:
+    """The marked texts of one module's source and their lines, parsed once per source (the tests ask often)."""
+    import ast
+
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call):
+            continue
+        name = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", None)
+        if name == "Labels" and len(node.args) == 2 and isinstance(node.args[1], ast.Dict):
+            context = node.args[0].value if isinstance(node.args[0], ast.Constant) else None
+            for value in node.args[1].values:  # Labels("context", {"key": "English label", ...})
+                if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                    found.append(((context, value.value), node.lineno))
+            continue
+        if name not in _MARKERS or len(node.args) <= _MARKERS[name]:
+            continue
+        arg = node.args[_MARKERS[name]]
+        if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)):
+            continue
+        context = None
+        if name == "pgettext" and isinstance(node.args[0], ast.Constant):
+            context = node.args[0].value
+        found.append(((context, arg.value), node.lineno))
+    return tuple(found)
 
 
 def missing_messages(edition: str, root: Path = ROOT) -> list[str]:
     """lessonkit's marked texts with no reviewed (non-fuzzy) translation in the edition's catalogs."""
     have: set[tuple[str | None, str]] = set()
     for po_path in sorted((root / "lessonkit" / "locale" / edition).glob("*.po")):
-        for entry in polib.pofile(str(po_path)):
+        for entry in read_catalog(po_path):
             if entry.msgstr and FUZZY not in entry.flags and not entry.obsolete:
                 have.add((entry.msgctxt, entry.msgid))
     return [
