@@ -15,8 +15,9 @@ from typing import Any
 
 # Families with the edition's glyph shapes first, then any other Chinese font; Latin text keeps matplotlib's
 # own font (DejaVu Sans), so numbers and units look the same as in the English edition. Matplotlib before 3.11
-# (Colab has 3.10) reads only the first face of a .ttc, which in Noto Sans CJK is the Japanese one: it has every
-# Chinese character, a few drawn the Japanese way, so it comes last rather than boxes.
+# (Colab has 3.10) reads only the first face of a .ttc, which in Noto Sans CJK is the Japanese one: find_font then
+# saves the edition's own face as a font file of its own (_own_face). The Japanese face has every Chinese
+# character, a few drawn the Japanese way, so it comes last: better than boxes when nothing else is there.
 FAMILIES: dict[str, tuple[str, ...]] = {
     "zh-Hans": (
         "Noto Sans CJK SC",
@@ -86,7 +87,33 @@ def find_font(language: str) -> str | None:
                 except (OSError, RuntimeError, ValueError):  # a damaged or unreadable font file: try the next
                     continue
         known = _known_families()
-    return next((family for family in wanted if family in known), None)
+    family = next((family for family in wanted if family in known), None)
+    if family == "Noto Sans CJK JP" and _own_face(language):
+        return wanted[0]
+    return family
+
+
+def _own_face(language: str) -> bool:
+    """Add the edition's own face (Noto Sans CJK SC or TC) from Noto's .ttc as a font file of its own; whether it
+    could (find_font). Saved once in matplotlib's cache folder (16 MB, half a second); any failure leaves things
+    as they were.
+    """
+    from matplotlib import font_manager, get_cachedir
+
+    wanted = FAMILIES[language][0]
+    target = os.path.join(get_cachedir(), wanted.replace(" ", "") + "-Regular.otf")
+    try:
+        from fontTools.ttLib import TTCollection  # a dependency of matplotlib
+
+        if not os.path.exists(target):
+            collections = [TTCollection(p, lazy=True) for p in FONT_FILES if p.endswith(".ttc") and os.path.exists(p)]
+            face = next(f for c in collections for f in c.fonts if f["name"].getDebugName(1) == wanted)
+            face.save(target + ".part")
+            os.replace(target + ".part", target)
+        font_manager.fontManager.addfont(target)
+    except Exception:  # noqa: BLE001  no such face, no room, or a damaged file: fontTools then raises any of
+        return False  # AssertionError, struct.error, TTLibError, KeyError...; the Japanese face is still there
+    return wanted in _known_families()
 
 
 def strict() -> bool:

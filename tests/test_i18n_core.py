@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from pathlib import Path
+from types import SimpleNamespace
 
 import matplotlib
 import pytest
@@ -80,6 +82,67 @@ def test_an_edition_gets_a_cjk_font_after_matplotlibs_own_and_english_gets_it_ba
         assert matplotlib.rcParams["font.family"] == [*english, font]
     lessonkit.set_language("en")
     assert matplotlib.rcParams["font.family"] == english
+
+
+class FirstFaceOnly:
+    """matplotlib before 3.11's font list (Colab has 3.10): of a .ttc it reads only the first face."""
+
+    def __init__(self) -> None:
+        self.ttflist: list[SimpleNamespace] = []
+        self.added: list[str] = []
+
+    def addfont(self, path: str) -> None:
+        from fontTools.ttLib import TTCollection, TTFont
+
+        self.added.append(path)
+        first = TTCollection(path).fonts[0] if path.endswith(".ttc") else TTFont(path)
+        self.ttflist.append(SimpleNamespace(name=first["name"].getDebugName(1)))
+
+
+def noto_like_collection(path: Path, families: list[str]) -> str:
+    """A small .ttc whose faces are named like Noto Sans CJK's (matplotlib's DejaVu Sans under other names)."""
+    from fontTools.ttLib import TTCollection, TTFont
+
+    collection = TTCollection()
+    for family in families:
+        face = TTFont(Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans.ttf")
+        for record in face["name"].names:
+            if record.nameID in (1, 4, 16):
+                record.string = family
+        collection.fonts.append(face)
+    collection.save(path)
+    return str(path)
+
+
+def test_an_old_matplotlib_gets_the_editions_own_face_of_noto_not_the_japanese_one(monkeypatch, tmp_path):
+    """Colab's matplotlib 3.10 sees only Noto Sans CJK JP in the .ttc that fonts-noto-cjk installs; the edition's
+    own face is saved once as a font file of its own. A face the collection lacks leaves JP, the last resort."""
+    from matplotlib import font_manager
+
+    ttc = noto_like_collection(tmp_path / "NotoSansCJK-Regular.ttc", ["Noto Sans CJK JP", "Noto Sans CJK SC"])
+    fonts = FirstFaceOnly()
+    monkeypatch.setattr(font_manager, "fontManager", fonts)
+    monkeypatch.setattr(matplotlib, "get_cachedir", lambda: str(tmp_path))
+    monkeypatch.setattr(plotfont, "FONT_FILES", (ttc,))
+    assert plotfont.find_font("zh-Hans") == "Noto Sans CJK SC"
+    saved = tmp_path / "NotoSansCJKSC-Regular.otf"
+    assert fonts.added == [ttc, str(saved)]
+    assert [f.name for f in fonts.ttflist] == ["Noto Sans CJK JP", "Noto Sans CJK SC"]
+    assert plotfont.find_font("zh-Hans") == "Noto Sans CJK SC" and len(fonts.added) == 2, "found, not saved again"
+    assert plotfont.find_font("zh-Hant") == "Noto Sans CJK SC", "zh-Hant's next choice, before JP"
+
+    fonts = FirstFaceOnly()
+    monkeypatch.setattr(font_manager, "fontManager", fonts)
+    assert plotfont.find_font("zh-Hant") == "Noto Sans CJK JP", "no TC face in the collection: the last resort"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["NotoSansCJK-Regular.ttc", "NotoSansCJKSC-Regular.otf"]
+
+    damaged = tmp_path / "damaged.ttc"
+    damaged.write_bytes(b"ttcf" + bytes(64))
+    fonts = FirstFaceOnly()
+    fonts.ttflist.append(SimpleNamespace(name="Noto Sans CJK JP"))
+    monkeypatch.setattr(font_manager, "fontManager", fonts)
+    monkeypatch.setattr(plotfont, "FONT_FILES", (str(damaged),))
+    assert plotfont.find_font("zh-Hant") == "Noto Sans CJK JP", "a damaged collection: as before, no error"
 
 
 def _glyph_warning() -> None:

@@ -53,13 +53,18 @@ TEST_TOOLS = ("nbval==0.11.0", "nbclient==0.11.0", "pytest==9.2.0")
 NBVAL_TIMEOUT_S = 900  # every lesson takes about a minute here
 SETUP_CELLS_PROFILES = ("colab",)
 # One Chinese edition runs in each environment too, for its fonts and ipywidgets there (Colab's matplotlib 3.10
-# reads only the Japanese face of Noto Sans CJK; a missing glyph is a warning on stderr, which fails nbval): its
+# reads only the Japanese face of Noto Sans CJK, so lessonkit.plotfont saves the edition's own face as a file of
+# its own there; a missing glyph is a warning on stderr, which fails nbval): its
 # lessons that draw a plot or show a widget (chinese_lessons), on top of every English lesson. Their code is the
 # English code (tools/i18n.py allows only comments and sentences to change); make test runs every edition.
 EDITION_IN_PROFILE = {"colab": "zh-Hant", "oldest": "zh-Hans"}
 PLOTS_AND_WIDGETS = ("image/png", "application/vnd.jupyter.widget-view+json")
 FAKE_COLAB = 'import sys, types\nsys.modules["google.colab"] = types.ModuleType("google.colab")'
 REPORT = "import json, lessonkit\nprint(json.dumps([lessonkit.__version__, lessonkit.__file__]))"
+# The font an edition's figures get there, and the edition's own (not Noto's Japanese face: see EDITION_IN_PROFILE).
+FONT = """import json, sys
+from lessonkit import plotfont
+print(json.dumps([plotfont.find_font(sys.argv[1]), plotfont.FAMILIES[sys.argv[1]][0]]))"""
 RUN_NOTEBOOK = """import json, sys, nbclient, nbformat
 nb = nbformat.read(sys.argv[1], as_version=4)
 nbclient.NotebookClient(nb, timeout=600, kernel_name="python3").execute()
@@ -291,6 +296,11 @@ def check_profile(name: str, wheel: Path, interpreter: Path) -> list[str]:
         problems.append(f"installing lessonkit changed {sorted(changed - {'lessonkit'})}")
     if name in SETUP_CELLS_PROFILES:
         problems += check_setup_cells(python, env_dir, before)
+    edition = EDITION_IN_PROFILE[name]
+    font, own = json.loads(run([str(python), "-c", FONT, edition], capture_output=True).stdout)
+    print(f"  {edition}'s figures are drawn in {font}")
+    if font != own:
+        problems.append(f"{edition}'s figures are drawn in {font}, not in {own}")
 
     env = dict(os.environ, PYDEVD_DISABLE_FILE_VALIDATION="1")
     nbval = [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval", "--nbval-current-env"]
